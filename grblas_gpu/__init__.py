@@ -1,0 +1,24 @@
+"""grblas_gpu: a GraphBLAS engine for GPUs (CuPy) with a NumPy reference backend."""
+from . import backend, types
+from .errors import (AllocFailed, DimensionMismatch, DomainMismatch, GraphBLASError,
+                     IndexOutOfBounds, InternalError, InvalidValue, NotConverged,
+                     NotInitialized, NotSupported, TypeNotSupported, status_string)
+from .types import (BOOL, FP32, FP64, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32,
+                    UINT64, lookup_dtype)
+from .mask import Mask
+from .descriptor import Descriptor, Field, Method, Modifier, Request
+from .matrix import Matrix
+from .vector import Vector
+from .operations import *  # noqa: F401,F403  (mxv, vxm, mxm, ewise_*, apply, ...)
+from .operations import __all__ as _operations_all
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "backend", "types", "Matrix", "Vector", "Mask", "Descriptor", "Field", "Modifier",
+    "Request", "Method", "GraphBLASError", "InvalidValue", "DimensionMismatch",
+    "IndexOutOfBounds", "DomainMismatch", "NotSupported", "TypeNotSupported", "AllocFailed",
+    "NotConverged", "NotInitialized", "InternalError", "status_string", "lookup_dtype",
+    "BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
+    "FP32", "FP64", *_operations_all,
+]

@@ -1,0 +1,132 @@
+"""Descriptors: how an operation treats its output, mask and inputs.
+
+Fields and modifiers carry oneMKL's names (Field.OUTPUT, Modifier.REPLACE, ...); GraphBLAS's
+names (GrB_REPLACE, GrB_COMP, GrB_STRUCTURE, GrB_TRAN) mean the same. A Descriptor is a
+small value: ``set`` changes it in place (as oneMKL's descriptor_set_field does), and
+``with_`` returns a modified copy.
+"""
+import enum
+from dataclasses import dataclass, replace as _dc_replace
+
+from .errors import InvalidValue
+from .mask import Mask, as_mask
+
+__all__ = ["Field", "Modifier", "Descriptor", "Request", "Method", "resolve_mask",
+           "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN"]
+
+
+class Field(enum.Enum):
+    OUTPUT = "MKL_GRAPH_FIELD_OUTPUT"
+    FIRST_INPUT = "MKL_GRAPH_FIELD_FIRST_INPUT"
+    SECOND_INPUT = "MKL_GRAPH_FIELD_SECOND_INPUT"
+    MASK = "MKL_GRAPH_FIELD_MASK"
+
+
+class Modifier(enum.Enum):
+    NONE = "MKL_GRAPH_MOD_NONE"
+    COMPLEMENT = "MKL_GRAPH_MOD_COMPLEMENT"
+    TRANSPOSE = "MKL_GRAPH_MOD_TRANSPOSE"
+    REPLACE = "MKL_GRAPH_MOD_REPLACE"
+    ONLY_STRUCTURE = "MKL_GRAPH_MOD_ONLY_STRUCTURE"
+    KEEP_MASK_STRUCTURE = "MKL_GRAPH_MOD_KEEP_MASK_STRUCTURE"
+
+
+class Request(enum.Enum):
+    COMPUTE_ALL = "MKL_GRAPH_REQUEST_COMPUTE_ALL"
+    FILL_NNZ = "MKL_GRAPH_REQUEST_FILL_NNZ"
+    FILL_ENTRIES = "MKL_GRAPH_REQUEST_FILL_ENTRIES"
+
+
+class Method(enum.Enum):
+    AUTO = "MKL_GRAPH_METHOD_AUTO"
+    DOT = "MKL_GRAPH_METHOD_DOT"
+    GUSTAVSON = "MKL_GRAPH_METHOD_GUSTAVSON"
+    HASH = "MKL_GRAPH_METHOD_HASH"
+
+
+def _enum_of(cls, x):
+    if isinstance(x, cls):
+        return x
+    if isinstance(x, str):
+        for m in cls:
+            if x.upper() in (m.name, m.value):
+                return m
+    raise InvalidValue(f"{x!r} is not a {cls.__name__}")
+
+
+# which (field, modifier) pairs are meaningful, and the attribute each sets
+_SETTINGS = {
+    (Field.OUTPUT, Modifier.REPLACE): "replace",
+    (Field.MASK, Modifier.COMPLEMENT): "mask_complement",
+    (Field.MASK, Modifier.ONLY_STRUCTURE): "mask_structure",
+    (Field.MASK, Modifier.KEEP_MASK_STRUCTURE): "keep_mask_structure",
+    (Field.OUTPUT, Modifier.KEEP_MASK_STRUCTURE): "keep_mask_structure",
+    (Field.FIRST_INPUT, Modifier.TRANSPOSE): "transpose_first",
+    (Field.SECOND_INPUT, Modifier.TRANSPOSE): "transpose_second",
+    (Field.FIRST_INPUT, Modifier.ONLY_STRUCTURE): "structure_first",
+    (Field.SECOND_INPUT, Modifier.ONLY_STRUCTURE): "structure_second",
+}
+_FIELD_ATTRS = {
+    Field.OUTPUT: ("replace", "keep_mask_structure"),
+    Field.MASK: ("mask_complement", "mask_structure", "keep_mask_structure"),
+    Field.FIRST_INPUT: ("transpose_first", "structure_first"),
+    Field.SECOND_INPUT: ("transpose_second", "structure_second"),
+}
+
+
+@dataclass
+class Descriptor:
+    replace: bool = False
+    mask_complement: bool = False
+    mask_structure: bool = False
+    transpose_first: bool = False
+    transpose_second: bool = False
+    structure_first: bool = False
+    structure_second: bool = False
+    keep_mask_structure: bool = False
+
+    def set(self, field, modifier):
+        """Set one field (oneMKL's descriptor_set_field); Modifier.NONE clears the field."""
+        field, modifier = _enum_of(Field, field), _enum_of(Modifier, modifier)
+        if modifier is Modifier.NONE:
+            for attr in _FIELD_ATTRS[field]:
+                setattr(self, attr, False)
+            return self
+        attr = _SETTINGS.get((field, modifier))
+        if attr is None:
+            raise InvalidValue(f"modifier {modifier.name} does not apply to field {field.name}")
+        setattr(self, attr, True)
+        return self
+
+    def with_(self, **changes):
+        return _dc_replace(self, **changes)
+
+    def __or__(self, other):
+        """Combine descriptors: GrB_REPLACE | GrB_TRAN0 style."""
+        merged = {k: getattr(self, k) or getattr(other, k) for k in self.__dataclass_fields__}
+        return Descriptor(**merged)
+
+
+def as_descriptor(desc):
+    if desc is None:
+        return _DEFAULT
+    if isinstance(desc, Descriptor):
+        return desc
+    raise InvalidValue(f"desc must be a Descriptor, got {type(desc).__name__}")
+
+
+_DEFAULT = Descriptor()
+GrB_REPLACE = Descriptor(replace=True)
+GrB_COMP = Descriptor(mask_complement=True)
+GrB_STRUCTURE = Descriptor(mask_structure=True)
+GrB_TRAN = GrB_INP0_TRAN = Descriptor(transpose_first=True)
+GrB_INP1_TRAN = Descriptor(transpose_second=True)
+
+
+def resolve_mask(mask, desc):
+    """One Mask (or None) from the mask argument and the descriptor's mask fields."""
+    mask = as_mask(mask)
+    if mask is None:
+        return None
+    return Mask(mask.parent, mask.structure or desc.mask_structure,
+                mask.complement != desc.mask_complement)

@@ -1,0 +1,1 @@
+"""Kernels: one module per family, each with a NumPy and a CuPy implementation."""

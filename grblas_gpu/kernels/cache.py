@@ -1,0 +1,58 @@
+"""Compiled-kernel cache, keyed by a frozen, printable description of the problem.
+
+A ``KernelKey`` names the kernel family, the variant, the operators and the types (and any
+other specialisation: mask kind, index type, iso inputs). Kernels are compiled once per
+(key, device) with NVRTC through CuPy and memoised; the generated source stays inspectable
+through :func:`source_of`. CuPy additionally keeps compiled binaries in its disk cache.
+"""
+from dataclasses import dataclass
+
+from .. import backend
+
+__all__ = ["KernelKey", "get_kernel", "source_of", "cached_keys"]
+
+
+@dataclass(frozen=True)
+class KernelKey:
+    family: str
+    variant: str
+    ops: tuple = ()
+    types: tuple = ()
+    extra: tuple = ()
+
+    def __str__(self):
+        parts = [self.family, self.variant, *self.ops, *self.types, *map(str, self.extra)]
+        return "__".join(p.replace(" ", "_") for p in parts)
+
+
+_kernels = {}
+_sources = {}
+
+
+def _device_id():
+    return backend.xp.cuda.Device().id if backend.is_gpu else -1
+
+
+def get_kernel(key, build_source, name, *, options=("--std=c++17",), module=False):
+    """The compiled kernel ``name`` for ``key``; ``build_source()`` is called only on a miss.
+
+    With ``module=True`` returns the RawModule (for several kernels from one source)."""
+    memo = (key, name, _device_id())
+    kernel = _kernels.get(memo)
+    if kernel is None:
+        src = _sources.get(key)
+        if src is None:
+            src = _sources[key] = build_source()
+        mod = backend.xp.RawModule(code=src, options=tuple(options))
+        kernel = mod if module else mod.get_function(name)
+        _kernels[memo] = kernel
+    return kernel
+
+
+def source_of(key):
+    """The CUDA source generated for ``key`` (None if never built)."""
+    return _sources.get(key)
+
+
+def cached_keys():
+    return sorted({str(k[0]) for k in _kernels})

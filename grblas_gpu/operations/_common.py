@@ -1,0 +1,47 @@
+"""Argument handling every operation shares: descriptor, mask, accumulator, inputs."""
+from .. import operators
+from ..descriptor import as_descriptor, resolve_mask
+from ..errors import DimensionMismatch, InvalidValue
+from ..matrix import Matrix
+from ..vector import Vector
+from .writeback import check_mask_shape
+
+__all__ = ["output_args", "matrix_input", "check_kind", "check_output_shape"]
+
+
+def output_args(C, mask, accum, desc, t_dtype):
+    """(mask, typed accum or None, descriptor) with the descriptor's mask fields applied
+    and the mask's shape checked against C."""
+    desc = as_descriptor(desc)
+    mask = resolve_mask(mask, desc)
+    check_mask_shape(C, mask)
+    acc = operators.accumulator(accum, C.dtype, t_dtype) if accum is not None else None
+    return mask, acc, desc
+
+
+def matrix_input(A, transpose=False, structure_only=False, what="input"):
+    """The operand as the operation sees it: transposed and/or structure-only (iso 1) as the
+    descriptor asks. A transposed view costs one CSC build (cached on A)."""
+    check_kind(A, Matrix, what)
+    if structure_only:
+        A = Matrix._from_csr(A.nrows, A.ncols, A.dtype, A._indptr, A._indices, None, iso=1)
+        # the structure-only view shares A's arrays; its CSC cache is its own
+    return A._transposed() if transpose else A
+
+
+def vector_input(u, structure_only=False, what="input"):
+    check_kind(u, Vector, what)
+    if structure_only:
+        idx, _ = u._sparse()
+        return Vector._from_sparse(u.size, u.dtype, idx, None, iso=1)
+    return u
+
+
+def check_kind(x, cls, what):
+    if not isinstance(x, cls):
+        raise InvalidValue(f"{what} must be a {cls.__name__}, got {type(x).__name__}")
+
+
+def check_output_shape(C, shape, what="output"):
+    if C.shape != tuple(shape):
+        raise DimensionMismatch(f"{what} has shape {C.shape}, the result has shape {tuple(shape)}")

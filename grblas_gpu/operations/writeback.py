@@ -1,0 +1,183 @@
+"""The one write-back: C⟨M, replace⟩ = accum(C, T), as the GraphBLAS C API defines it.
+
+Every operation computes its result T as a new object and ends here. In the spec's terms:
+
+    Z = accum(C, T)   (union: accum where both have an entry, else whichever has one;
+                       without accum, Z = T)
+    C⟨M⟩ = Z          (inside the mask: Z's entries; outside: C's old entries kept,
+                       or deleted with replace)
+
+Z is built in C's type, as SuiteSparse builds it. The new content is assembled in new
+arrays and swapped into C last, so C is untouched if anything raises, and C may alias any
+input. Vectors with a dense form go through an elementwise bitmap path (no sorting);
+everything else merges sorted keys.
+"""
+import numpy as np
+
+from .. import backend
+from ..errors import DimensionMismatch, DomainMismatch
+from ..mask import Mask
+from ..matrix import Matrix
+from ..types import cast
+from ..vector import Vector
+
+xp = backend.xp
+
+__all__ = ["write_back", "check_mask_shape"]
+
+
+def check_mask_shape(C, mask):
+    """Raise unless the mask's object is the same kind and shape as C."""
+    if mask is None:
+        return
+    M = mask.parent
+    if type(M) is not type(C) or M.shape != C.shape:
+        raise DimensionMismatch(f"mask {getattr(M, 'shape', None)} does not match output {C.shape}")
+
+
+def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False):
+    """C⟨mask, replace⟩ = accum(C, T). ``accum``: a typed binary op (semirings.Typed) or None.
+    ``t_is_masked``: T already holds entries only where the mask allows."""
+    if T.shape != C.shape or type(T) is not type(C):
+        raise DimensionMismatch(f"result {T.shape} does not match output {C.shape}")
+    check_mask_shape(C, mask)
+    if mask is None or (t_is_masked and accum is None and replace):
+        if accum is None:
+            C._swap_in(T._cast_to(C.dtype))
+            return C
+    if isinstance(C, Vector) and (T.has_dense or C.has_dense
+                                  or (mask is not None and mask.parent.has_dense)):
+        new = _dense_vector(C, T, mask, accum, replace)
+    else:
+        new = _merged(C, T, mask, accum, replace)
+    C._swap_in(new)
+    return C
+
+
+# ---------------------------------------------------------------- dense vectors
+def _dense_vector(C, T, mask, accum, replace):
+    cv, cb = C._dense_form()
+    t_raw, tb = T._dense_form()
+    tv = cast(t_raw, C.dtype, xp)
+    if accum is None:
+        zv, zb = tv, tb
+    else:
+        both = cb & tb
+        acc = _apply_accum(accum, cv, t_raw, C.dtype)
+        zv = xp.where(both, acc, xp.where(tb, tv, cv))
+        zb = cb | tb
+    if mask is None:
+        return Vector._from_dense(C.size, C.dtype, zv, zb)
+    m = _dense_mask(mask)
+    if replace:
+        return Vector._from_dense(C.size, C.dtype, zv, zb & m)
+    return Vector._from_dense(C.size, C.dtype, xp.where(m, zv, cv), xp.where(m, zb, cb))
+
+
+def _dense_mask(mask):
+    values, bitmap = mask.parent._dense_form()
+    m = bitmap if mask.structure else bitmap & (values != 0)
+    return ~m if mask.complement else m
+
+
+# ---------------------------------------------------------------- sorted-key merge
+def _entries(X):
+    """(row keys, col keys, values) of a Matrix, or (indices, None, values) of a Vector."""
+    if isinstance(X, Matrix):
+        return X._rows(), X._indices, X._values_full()
+    idx, _ = X._sparse()
+    return idx, None, X._values_full()
+
+
+def _linear_keys(C, parts):
+    """int64 keys preserving (row, col) order for each (rows, cols) in parts."""
+    if isinstance(C, Vector):
+        return [r.astype(np.int64) for r, _ in parts]
+    nrows, ncols = C.shape
+    if nrows * ncols < 2**62:
+        return [r.astype(np.int64) * ncols + c.astype(np.int64) for r, c in parts]
+    # huge dimensions: rank rows and columns among those present, then combine the ranks
+    urows = xp.unique(xp.concatenate([r for r, _ in parts]).astype(np.int64))
+    ucols = xp.unique(xp.concatenate([c for _, c in parts]).astype(np.int64))
+    return [xp.searchsorted(urows, r.astype(np.int64)) * len(ucols)
+            + xp.searchsorted(ucols, c.astype(np.int64)) for r, c in parts]
+
+
+def _member(keys, sorted_keys):
+    """For each key, (is it in sorted_keys, its position there)."""
+    if len(sorted_keys) == 0:
+        return xp.zeros(len(keys), dtype=bool), xp.zeros(len(keys), dtype=np.int64)
+    pos = xp.searchsorted(sorted_keys, keys)
+    pos_c = xp.minimum(pos, len(sorted_keys) - 1)
+    return sorted_keys[pos_c] == keys, pos_c
+
+
+def _merged(C, T, mask, accum, replace):
+    cr, cc, cv = _entries(C)
+    tr, tc, t_raw = _entries(T)
+    tv = cast(t_raw, C.dtype, xp)
+    parts = [(cr, cc), (tr, tc)]
+    if mask is not None:
+        mr, mc, mv = _entries(mask.parent)
+        if not mask.structure:
+            keep = mv != 0
+            mr, mc = mr[keep], (None if mc is None else mc[keep])
+        parts.append((mr, mc))
+    keys = _linear_keys(C, parts)
+    kc, kt = keys[0], keys[1]
+
+    # Z = accum(C, T) or T
+    if accum is None:
+        kz, zv, zr, zc = kt, tv, tr, tc
+    else:
+        t_in_c, pos = _member(kt, kc)
+        c_in_t, _ = _member(kc, kt)
+        zv_c = cv.copy()
+        hit = xp.nonzero(t_in_c)[0]
+        zv_c[pos[hit]] = _apply_accum(accum, cv[pos[hit]], t_raw[hit], C.dtype)
+        only_t = ~t_in_c
+        kz, order = _sorted_concat(kc, kt[only_t])
+        zv = xp.concatenate([zv_c, tv[only_t]])[order]
+        zr = xp.concatenate([cr, tr[only_t]])[order]
+        zc = None if cc is None else xp.concatenate([cc, tc[only_t]])[order]
+
+    # C⟨M⟩ = Z
+    if mask is not None:
+        km = keys[2]
+        z_in, _ = _member(kz, km)
+        z_in = z_in != mask.complement
+        parts_out = [(zr[z_in], None if zc is None else zc[z_in], zv[z_in], kz[z_in])]
+        if not replace:
+            c_in, _ = _member(kc, km)
+            c_out = c_in == mask.complement  # outside the mask: keep C's entries
+            parts_out.append((cr[c_out], None if cc is None else cc[c_out], cv[c_out], kc[c_out]))
+        if len(parts_out) == 2:
+            k_all, order = _sorted_concat(parts_out[0][3], parts_out[1][3])
+            zr = xp.concatenate([parts_out[0][0], parts_out[1][0]])[order]
+            zc = None if zc is None else xp.concatenate([parts_out[0][1], parts_out[1][1]])[order]
+            zv = xp.concatenate([parts_out[0][2], parts_out[1][2]])[order]
+        else:
+            zr, zc, zv, _ = parts_out[0]
+    return _build_like(C, zr, zc, zv)
+
+
+def _sorted_concat(ka, kb):
+    k = xp.concatenate([ka, kb])
+    order = xp.argsort(k, kind="stable")
+    return k[order], order
+
+
+def _build_like(C, rows, cols, values):
+    if isinstance(C, Vector):
+        return Vector._from_sparse(C.size, C.dtype, rows, values)
+    indptr = xp.searchsorted(rows, xp.arange(C.nrows + 1), side="left")
+    return Matrix._from_csr(C.nrows, C.ncols, C.dtype, indptr, cols, values)
+
+
+def _apply_accum(accum, c, t, ctype):
+    """accum(c, t) with both cast to the accumulator's input type, the result to C's type."""
+    op, in_type = accum.op, accum.type
+    if in_type not in op.types:
+        raise DomainMismatch(f"accumulator {op.name} is not defined for {in_type.name}")
+    z = op.numpy(cast(c, in_type, xp), cast(t, in_type, xp))
+    return cast(xp.asarray(z), ctype, xp)

@@ -1,0 +1,36 @@
+"""Resolving operators for the engine.
+
+``semirings`` sits above the containers in the layering and imports ``grblas_gpu.types``,
+so the engine reaches it only through these functions, which import it at call time.
+Each takes an operator object, a typed operator or a name, and operand types, and returns
+a ``semirings.Typed`` (operator at one input type).
+"""
+
+
+def _semirings():
+    import semirings
+
+    return semirings
+
+
+def semiring(op, t1, t2):
+    return _semirings().resolve_semiring(op, t1, t2)
+
+
+def binary(op, t1, t2):
+    return _semirings().resolve_binary(op, t1, t2)
+
+
+def monoid(op, t):
+    return _semirings().resolve_monoid(op, t)
+
+
+def unary(op, t):
+    return _semirings().resolve_unary(op, t)
+
+
+def accumulator(op, t1, t2):
+    """None for no accumulation (None or 'MKL_GRAPH_ACCUMULATOR_NONE'), else a typed binary op."""
+    if op is None or (isinstance(op, str) and op.upper() == "MKL_GRAPH_ACCUMULATOR_NONE"):
+        return None
+    return binary(op, t1, t2)

@@ -1,0 +1,137 @@
+"""The eleven GraphBLAS types, their lookup, unification and C-API typecasting."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import TypeNotSupported
+
+__all__ = [
+    "DataType", "BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32",
+    "UINT64", "FP32", "FP64", "ALL_TYPES", "lookup_dtype", "unify", "cast",
+]
+
+
+@dataclass(frozen=True)
+class DataType:
+    name: str  # GraphBLAS name without the GrB_ prefix
+    np_type: np.dtype
+    c_type: str
+    mkl_name: str = None
+
+    @property
+    def is_float(self):
+        return self.np_type.kind == "f"
+
+    @property
+    def is_bool(self):
+        return self.np_type.kind == "b"
+
+    @property
+    def is_signed(self):
+        return self.np_type.kind in "if"
+
+    @property
+    def min(self):
+        """Smallest value (-inf for floats, False for BOOL)."""
+        if self.is_float:
+            return self.np_type.type(-np.inf)
+        return self.np_type.type(False) if self.is_bool else np.iinfo(self.np_type).min
+
+    @property
+    def max(self):
+        if self.is_float:
+            return self.np_type.type(np.inf)
+        return self.np_type.type(True) if self.is_bool else np.iinfo(self.np_type).max
+
+    def __repr__(self):
+        return self.name
+
+    def __reduce__(self):
+        return (lookup_dtype, (self.name,))
+
+
+BOOL = DataType("BOOL", np.dtype(np.bool_), "bool", "MKL_GRAPH_TYPE_BOOL")
+INT8 = DataType("INT8", np.dtype(np.int8), "signed char")
+INT16 = DataType("INT16", np.dtype(np.int16), "short")
+INT32 = DataType("INT32", np.dtype(np.int32), "int", "MKL_GRAPH_TYPE_INT32")
+INT64 = DataType("INT64", np.dtype(np.int64), "long long", "MKL_GRAPH_TYPE_INT64")
+UINT8 = DataType("UINT8", np.dtype(np.uint8), "unsigned char")
+UINT16 = DataType("UINT16", np.dtype(np.uint16), "unsigned short")
+UINT32 = DataType("UINT32", np.dtype(np.uint32), "unsigned int")
+UINT64 = DataType("UINT64", np.dtype(np.uint64), "unsigned long long")
+FP32 = DataType("FP32", np.dtype(np.float32), "float", "MKL_GRAPH_TYPE_FP32")
+FP64 = DataType("FP64", np.dtype(np.float64), "double", "MKL_GRAPH_TYPE_FP64")
+
+ALL_TYPES = (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FP32, FP64)
+_BY_NAME = {}
+for _t in ALL_TYPES:
+    for _alias in (_t.name, "GrB_" + _t.name, _t.np_type.name, _t.c_type, _t.mkl_name):
+        if _alias:
+            _BY_NAME[_alias.upper()] = _t
+_BY_NAME.update({"BOOL_": BOOL, "FLOAT": FP32, "DOUBLE": FP64, "INT": INT64, "FLOAT32": FP32,
+                 "FLOAT64": FP64, "CUDA_R_32F": FP32, "CUDA_R_64F": FP64, "CUDA_R_32I": INT32})
+_BY_NP = {t.np_type: t for t in ALL_TYPES}
+
+
+def lookup_dtype(x):
+    """A DataType from a DataType, a name ('FP32', 'float32', 'MKL_GRAPH_TYPE_FP32'), a numpy
+    dtype, or a Python type (bool, int -> INT64, float -> FP64)."""
+    if isinstance(x, DataType):
+        return x
+    if x is bool:
+        return BOOL
+    if x is int:
+        return INT64
+    if x is float:
+        return FP64
+    if isinstance(x, str):
+        t = _BY_NAME.get(x.upper())
+        if t is None:
+            raise TypeNotSupported(f"unknown type name {x!r}")
+        return t
+    if hasattr(x, "name") and hasattr(x, "np_type"):  # a python-graphblas dtype
+        return lookup_dtype(x.name)
+    try:
+        npt = np.dtype(x)
+    except TypeError:
+        raise TypeNotSupported(f"not a GraphBLAS type: {x!r}") from None
+    t = _BY_NP.get(npt)
+    if t is None:
+        raise TypeNotSupported(
+            f"dtype {npt} is not a GraphBLAS type (complex values are not supported)"
+            if npt.kind == "c" else f"dtype {npt} is not a GraphBLAS type")
+    return t
+
+
+def unify(t1, t2):
+    """The common type two operands are cast to, as python-graphblas (and numpy) promote."""
+    t1, t2 = lookup_dtype(t1), lookup_dtype(t2)
+    if t1 is t2:
+        return t1
+    return lookup_dtype(np.promote_types(t1.np_type, t2.np_type))
+
+
+def cast(a, to_type, xp=np):
+    """Typecast an array as SuiteSparse:GraphBLAS does (the C API leaves float->int to C,
+    which is undefined out of range; SuiteSparse saturates and maps NaN to 0)."""
+    to_type = lookup_dtype(to_type)
+    a = xp.asarray(a)
+    if a.dtype == to_type.np_type:
+        return a
+    if to_type.is_bool:
+        return a != 0
+    if a.dtype.kind == "f" and to_type.np_type.kind in "iu":
+        info = np.iinfo(to_type.np_type)
+        out = xp.where(xp.isnan(a), 0, a)
+        # compare in float before converting: float(info.max) may round up past max
+        hi = out >= float(info.max)
+        lo = out <= float(info.min)
+        out = xp.where(hi | lo, 0, out).astype(to_type.np_type)
+        out = xp.where(hi, to_type.np_type.type(info.max), out)
+        return xp.where(lo, to_type.np_type.type(info.min), out)
+    return a.astype(to_type.np_type)
+
+
+def cast_scalar(value, to_type):
+    """A NumPy scalar of ``to_type`` with the same rules as :func:`cast`."""
+    return cast(np.asarray(value), to_type)[()]

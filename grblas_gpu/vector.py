@@ -1,0 +1,262 @@
+"""Vector: sparse (sorted indices + values, MPGraph's compact frontier queue) or dense
+(values + presence bitmap), switching by density and on request.
+
+Either form may be cached beside the other; ``_sparse()`` and ``_dense_form()`` convert on
+demand. The dense form's values are undefined where the bitmap is False.
+"""
+import numpy as np
+
+from . import backend
+from ._validate import (as_index_array, check_dim, check_in_range, index_dtype,
+                        values_and_dtype)
+from .errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
+from .mask import MaskableMixin
+from .types import cast, cast_scalar, lookup_dtype
+
+xp = backend.xp
+
+__all__ = ["Vector", "DENSE_THRESHOLD"]
+
+# Above this fraction of entries, operations leave their result dense (a bitmap costs
+# size bits + values; a sparse queue costs nvals * (index + value)).
+DENSE_THRESHOLD = 1 / 16
+
+
+class Vector(MaskableMixin):
+    """A sparse vector of one GraphBLAS type. ``Vector(dtype, size)`` is empty."""
+
+    __slots__ = ("_size", "_dtype", "_sp", "_dn", "_nvals", "_iso", "_stage", "__weakref__")
+
+    def __init__(self, dtype=float, size=0):
+        size = check_dim(size, "size")
+        dt = lookup_dtype(dtype)
+        self._set(size, dt, sp=(xp.zeros(0, dtype=index_dtype(size)),
+                                xp.zeros(0, dtype=dt.np_type)), dn=None, nvals=0)
+
+    def _set(self, size, dtype, *, sp, dn, nvals, iso=None):
+        self._size, self._dtype, self._sp, self._dn = size, dtype, sp, dn
+        self._nvals, self._iso, self._stage = nvals, iso, None
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def _from_sparse(cls, size, dtype, indices, values, iso=None):
+        """Trusted: sorted unique indices on the active backend; values None means iso."""
+        v = cls.__new__(cls)
+        dtype = lookup_dtype(dtype)
+        if values is not None:
+            values, iso = cast(values, dtype, xp), None
+        else:
+            iso = dtype.np_type.type(1) if iso is None else cast_scalar(iso, dtype)
+        v._set(size, dtype, sp=(indices.astype(index_dtype(size), copy=False), values),
+               dn=None, nvals=len(indices), iso=iso)
+        return v
+
+    @classmethod
+    def _from_dense(cls, size, dtype, values, bitmap, nvals=None):
+        """Trusted: values (length size, any content where absent) and a bool bitmap."""
+        v = cls.__new__(cls)
+        dtype = lookup_dtype(dtype)
+        v._set(size, dtype, sp=None, dn=(cast(values, dtype, xp), bitmap.astype(bool, copy=False)),
+               nvals=nvals)
+        return v
+
+    @classmethod
+    def from_coo(cls, indices, values=None, *, size=None, dtype=None, dup_op=None):
+        """From indices and values (array, scalar for iso, or None for structure only)."""
+        from .matrix import Matrix
+
+        idx = as_index_array(indices, "indices")
+        vals, iso, dt = values_and_dtype(values, len(idx), dtype)
+        size = check_dim(size, "size") if size is not None else (
+            int(backend.to_scalar(idx.max())) + 1 if idx.size else 0)
+        check_in_range(idx, size, "index")
+        # the matrix builder sorts and combines duplicates: reuse it as a size x 1 column
+        M = Matrix.from_coo(idx, xp.zeros(len(idx), dtype=np.int64),
+                            vals if vals is not None else iso, nrows=size, ncols=1, dtype=dt,
+                            dup_op=dup_op)
+        return cls._from_sparse(size, dt, M._rows(), M._values, iso=M._iso)
+
+    @classmethod
+    def from_dense(cls, array, missing_value=None, *, dtype=None):
+        """Every element is an entry, except those equal to ``missing_value`` when given."""
+        a = xp.asarray(array)
+        if a.ndim != 1:
+            raise InvalidValue(f"from_dense needs a 1-D array, got shape {a.shape}")
+        if a.dtype.kind not in "biuf":
+            raise InvalidValue(f"dtype {a.dtype} is not a GraphBLAS type")
+        dt = lookup_dtype(dtype if dtype is not None else a.dtype)
+        bitmap = xp.ones(a.shape, dtype=bool) if missing_value is None else a != missing_value
+        return cls._from_dense(len(a), dt, a.copy(), bitmap)
+
+    @classmethod
+    def from_graphblas(cls, g):
+        idx, vals = g.to_coo()
+        return cls.from_coo(idx.astype(np.int64), vals, size=g.size, dtype=g.dtype.name)
+
+    # ------------------------------------------------------------------ properties
+    size = property(lambda self: self._size)
+    shape = property(lambda self: (self._size,))
+    dtype = property(lambda self: self._dtype)
+    has_sparse = property(lambda self: self._sp is not None)
+    has_dense = property(lambda self: self._dn is not None)
+
+    @property
+    def format(self):
+        return "sparse" if self._sp is not None else "dense"
+
+    @property
+    def nvals(self):
+        if self._nvals is None:
+            self._nvals = int(backend.to_scalar(xp.count_nonzero(self._dn[1])))
+        return self._nvals
+
+    # ------------------------------------------------------------------ forms
+    def _sparse(self):
+        """(indices, values or None for iso)."""
+        if self._sp is None:
+            values, bitmap = self._dn
+            idx = xp.nonzero(bitmap)[0].astype(index_dtype(self._size))
+            self._sp = (idx, values[idx])
+            self._nvals = len(idx)
+        return self._sp
+
+    def _values_full(self):
+        idx, vals = self._sparse()
+        return vals if vals is not None else xp.full(len(idx), self._iso, self._dtype.np_type)
+
+    def _dense_form(self):
+        """(values, bitmap), both of length size."""
+        if self._dn is None:
+            idx, _ = self._sp
+            values = xp.zeros(self._size, dtype=self._dtype.np_type)
+            values[idx] = self._values_full()
+            bitmap = xp.zeros(self._size, dtype=bool)
+            bitmap[idx] = True
+            self._dn = (values, bitmap)
+        return self._dn
+
+    def set_format(self, fmt):
+        """'sparse', 'dense' or 'auto' (by density); the contents do not change."""
+        if fmt == "auto":
+            fmt = "dense" if self.nvals > DENSE_THRESHOLD * self._size else "sparse"
+        if fmt == "sparse":
+            self._sparse()
+            self._dn = None
+        elif fmt == "dense":
+            self._dense_form()
+            self._sp = None
+            self._iso = None
+        else:
+            raise InvalidValue(f"format must be 'sparse', 'dense' or 'auto', got {fmt!r}")
+        return self
+
+    def _swap_in(self, other):
+        self._set(other._size, other._dtype, sp=other._sp, dn=other._dn, nvals=other._nvals,
+                  iso=other._iso)
+
+    def _cast_to(self, dtype):
+        dtype = lookup_dtype(dtype)
+        if dtype is self._dtype:
+            return self
+        if self._sp is not None:
+            idx, vals = self._sp
+            return Vector._from_sparse(self._size, dtype, idx, vals,
+                                       iso=None if vals is not None else self._iso)
+        values, bitmap = self._dn
+        return Vector._from_dense(self._size, dtype, values, bitmap, self._nvals)
+
+    # ------------------------------------------------------------------ export
+    def to_coo(self, *, device=False):
+        """(indices, values) as NumPy arrays (backend arrays with device=True)."""
+        out = (self._sparse()[0], self._values_full())
+        return out if device else tuple(backend.to_host(a) for a in out)
+
+    def to_dense(self, fill=0, *, device=False):
+        values, bitmap = self._dense_form()
+        out = xp.where(bitmap, values, xp.asarray(fill).astype(values.dtype))
+        return out if device else backend.to_host(out)
+
+    def to_graphblas(self):
+        import graphblas as gb
+
+        idx, vals = self.to_coo()
+        return gb.Vector.from_coo(idx, vals, size=self._size, dtype=self._dtype.name)
+
+    # ------------------------------------------------------------------ elements
+    def __getitem__(self, i):
+        i = self._element_key(i)
+        if self._dn is not None:
+            values, bitmap = self._dn
+            return backend.to_host(values[i])[()] if bool(backend.to_scalar(bitmap[i])) else None
+        idx, vals = self._sp
+        k = int(backend.to_scalar(xp.searchsorted(idx, i)))
+        if k < len(idx) and int(backend.to_scalar(idx[k])) == i:
+            return self._iso if vals is None else backend.to_host(vals[k])[()]
+        return None
+
+    def __setitem__(self, i, value):
+        i = self._element_key(i)
+        value = cast_scalar(value, self._dtype)
+        values, bitmap = (a.copy() for a in self._dense_form())
+        values[i] = value
+        bitmap[i] = True
+        self._swap_in(Vector._from_dense(self._size, self._dtype, values, bitmap))
+
+    def __delitem__(self, i):
+        i = self._element_key(i)
+        values, bitmap = self._dense_form()
+        bitmap = bitmap.copy()
+        bitmap[i] = False
+        self._swap_in(Vector._from_dense(self._size, self._dtype, values, bitmap))
+
+    def _element_key(self, i):
+        try:
+            i = int(i)
+        except TypeError:
+            raise InvalidValue(f"vector element access needs an integer index, got {i!r}") from None
+        if not 0 <= i < self._size:
+            raise IndexOutOfBounds(f"index {i} is out of range [0, {self._size})")
+        return i
+
+    # ------------------------------------------------------------------ whole-object
+    def dup(self, dtype=None):
+        v = self._cast_to(dtype) if dtype is not None else self
+        out = Vector.__new__(Vector)
+        sp = None if v._sp is None else tuple(None if a is None else a.copy() for a in v._sp)
+        dn = None if v._dn is None else tuple(a.copy() for a in v._dn)
+        out._set(v._size, v._dtype, sp=sp, dn=dn, nvals=v._nvals, iso=v._iso)
+        return out
+
+    def clear(self):
+        self._swap_in(Vector(self._dtype, self._size))
+
+    def resize(self, size):
+        size = check_dim(size, "size")
+        idx, vals = self._sparse()
+        keep = idx < size
+        self._swap_in(Vector._from_sparse(size, self._dtype, idx[keep],
+                                          None if vals is None else vals[keep], iso=self._iso))
+
+    def isequal(self, other, tolerance=None):
+        from .matrix import _values_equal
+
+        if not isinstance(other, Vector) or self._size != other._size or self.nvals != other.nvals:
+            return False
+        if not bool(backend.to_scalar((self._sparse()[0] == other._sparse()[0]).all())):
+            return False
+        return _values_equal(self._values_full(), other._values_full(), tolerance)
+
+    def __repr__(self):
+        return (f"<grblas_gpu.Vector size={self._size} {self._dtype.name} nvals={self.nvals} "
+                f"format={self.format} backend={backend.name}>")
+
+    def __len__(self):
+        return self._size
+
+    def __bool__(self):
+        raise InvalidValue("the truth value of a Vector is ambiguous; use v.nvals or isequal")
+
+    __hash__ = None
+
+    def __eq__(self, other):
+        raise InvalidValue("use u.isequal(v) to compare vectors (== is not defined)")

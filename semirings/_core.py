@@ -1,0 +1,224 @@
+"""Operators as data: unary and binary operators, monoids and semirings.
+
+Each operator is written once, its CUDA C expression beside its NumPy function. The C
+expression names its operands ``x`` (and ``y``); it may be a string or a function of
+the operand DataType returning one (when the C spelling differs by type). The NumPy
+function takes arrays and works on CuPy arrays too (NumPy ufuncs dispatch to CuPy's).
+
+Operators are untyped; ``op[FP32]`` gives a typed view (``Typed``). Which input type an
+untyped operator runs at is decided by :func:`semirings.resolve` (python-graphblas's rule:
+the operands' unified type).
+"""
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from grblas_gpu.errors import DomainMismatch
+from grblas_gpu.types import ALL_TYPES, BOOL, DataType, lookup_dtype
+
+__all__ = ["UnaryOp", "BinaryOp", "Monoid", "Semiring", "Typed"]
+
+NUMERIC = tuple(t for t in ALL_TYPES if not t.is_bool)
+INTEGER = tuple(t for t in ALL_TYPES if t.np_type.kind in "iu")
+FLOATS = tuple(t for t in ALL_TYPES if t.is_float)
+
+
+def _types_tuple(types):
+    return tuple(lookup_dtype(t) for t in types)
+
+
+class _Op:
+    """What every operator shares: a name, the types it accepts, typed views."""
+
+    kind = "op"
+
+    def _check_type(self, dtype):
+        dtype = lookup_dtype(dtype)
+        if dtype not in self.types:
+            raise DomainMismatch(f"{self.kind} {self.name!r} is not defined for {dtype.name}")
+        return dtype
+
+    def __getitem__(self, dtype):
+        return Typed(self, self._check_type(dtype))
+
+    def __contains__(self, dtype):
+        return lookup_dtype(dtype) in self.types
+
+    def __repr__(self):
+        return f"{self.kind}.{self.name}"
+
+    def __hash__(self):
+        return hash((self.kind, self.name))
+
+    def __eq__(self, other):
+        return type(other) is type(self) and other.name == self.name and other.kind == self.kind
+
+
+@dataclass(eq=False, repr=False)
+class UnaryOp(_Op):
+    """z = f(x). ``out_type``: None (same as x), a DataType, or a function of x's type."""
+
+    name: str
+    c_expr: Any  # str over x, or Callable[[DataType], str]
+    numpy: Callable
+    types: tuple = ALL_TYPES
+    out_type: Any = None
+    kind = "unary"
+
+    def __post_init__(self):
+        self.types = _types_tuple(self.types)
+
+    def c(self, dtype):
+        return self.c_expr(dtype) if callable(self.c_expr) else self.c_expr
+
+    def out(self, dtype):
+        return _out(self.out_type, lookup_dtype(dtype))
+
+    def __hash__(self):
+        return _Op.__hash__(self)
+
+    def __eq__(self, other):
+        return _Op.__eq__(self, other)
+
+
+@dataclass(eq=False, repr=False)
+class BinaryOp(_Op):
+    """z = f(x, y). ``commutes_to``: the name of g with f(x, y) = g(y, x) (itself if commutative).
+    ``ufunc``: a NumPy ufunc equal to it, when one exists (used for ufunc.reduceat)."""
+
+    name: str
+    c_expr: Any
+    numpy: Callable
+    types: tuple = ALL_TYPES
+    out_type: Any = None
+    commutes_to: Optional[str] = None
+    ufunc: Any = None
+    kind = "binary"
+
+    def __post_init__(self):
+        self.types = _types_tuple(self.types)
+
+    def c(self, dtype):
+        return self.c_expr(dtype) if callable(self.c_expr) else self.c_expr
+
+    def out(self, dtype):
+        return _out(self.out_type, lookup_dtype(dtype))
+
+    @property
+    def is_commutative(self):
+        return self.commutes_to == self.name
+
+    def __hash__(self):
+        return _Op.__hash__(self)
+
+    def __eq__(self, other):
+        return _Op.__eq__(self, other)
+
+
+@dataclass(eq=False, repr=False)
+class Monoid(_Op):
+    """An associative, commutative BinaryOp with an identity and, maybe, a terminal value
+    (the annihilator: once reached, a reduction may stop). ``identity`` and ``terminal``
+    are functions of the DataType (``terminal`` returns None where there is none)."""
+
+    name: str
+    binop: BinaryOp
+    identity: Callable
+    terminal: Callable = lambda dtype: None
+    types: tuple = None
+    kind = "monoid"
+
+    def __post_init__(self):
+        self.types = _types_tuple(self.types if self.types is not None else self.binop.types)
+
+    def identity_of(self, dtype):
+        dtype = lookup_dtype(dtype)
+        return dtype.np_type.type(self.identity(dtype))
+
+    def terminal_of(self, dtype):
+        dtype = lookup_dtype(dtype)
+        t = self.terminal(dtype)
+        return None if t is None else dtype.np_type.type(t)
+
+    def c(self, dtype):
+        return self.binop.c(dtype)
+
+    @property
+    def numpy(self):
+        return self.binop.numpy
+
+    @property
+    def ufunc(self):
+        return self.binop.ufunc
+
+    def out(self, dtype):
+        return lookup_dtype(dtype)
+
+    def __hash__(self):
+        return _Op.__hash__(self)
+
+    def __eq__(self, other):
+        return _Op.__eq__(self, other)
+
+
+@dataclass(eq=False, repr=False)
+class Semiring(_Op):
+    """(monoid ⊕, multiply ⊗). Typed at the input type x; ⊗ maps it to the monoid's type."""
+
+    name: str
+    monoid: Monoid
+    multiply: BinaryOp
+    types: tuple = None
+    kind = "semiring"
+
+    def __post_init__(self):
+        if self.types is None:
+            self.types = tuple(
+                t for t in self.multiply.types if self.multiply.out(t) in self.monoid.types)
+        self.types = _types_tuple(self.types)
+
+    def out(self, dtype):
+        return self.multiply.out(lookup_dtype(dtype))
+
+    def __hash__(self):
+        return _Op.__hash__(self)
+
+    def __eq__(self, other):
+        return _Op.__eq__(self, other)
+
+
+@dataclass(frozen=True)
+class Typed:
+    """An operator at one input type: ``semirings.min_plus[FP32]``."""
+
+    op: Any
+    type: DataType
+
+    @property
+    def name(self):
+        return self.op.name
+
+    @property
+    def kind(self):
+        return self.op.kind
+
+    @property
+    def out_type(self):
+        return self.op.out(self.type)
+
+    def __repr__(self):
+        return f"{self.op!r}[{self.type.name}]"
+
+
+def _out(rule, dtype):
+    if rule is None:
+        return dtype
+    if isinstance(rule, DataType):
+        return rule
+    return rule(dtype)
+
+
+# Rules used by the catalog
+def bool_out(dtype):
+    return BOOL
