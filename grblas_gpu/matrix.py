@@ -8,14 +8,25 @@ import numpy as np
 
 from . import backend
 from ._validate import (as_index_array, check_dim, check_in_range, check_same_length,
-                        index_dtype, values_and_dtype)
-from .errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
+                        index_dtype, is_index_collection, values_and_dtype)
+from .errors import IndexOutOfBounds, InvalidValue, NotSupported
 from .mask import MaskableMixin
 from .types import cast, cast_scalar, lookup_dtype
 
 xp = backend.xp
 
 __all__ = ["Matrix"]
+
+# CSR keeps nrows+1 offsets (and CSC ncols+1): past this many, a matrix would need
+# hypersparse (DCSR) storage, which is not implemented. Column counts (for CSR) and vector
+# sizes may be as large as 2**60.
+MAX_POINTER_LENGTH = 2**31
+
+
+def _check_pointer_length(n, what):
+    if n + 1 > MAX_POINTER_LENGTH:
+        raise NotSupported(f"{what} = {n}: CSR/CSC offsets of that length need hypersparse "
+                           f"storage, which grblas_gpu does not implement (limit {MAX_POINTER_LENGTH - 1})")
 
 
 class Matrix(MaskableMixin):
@@ -26,6 +37,7 @@ class Matrix(MaskableMixin):
 
     def __init__(self, dtype=float, nrows=0, ncols=0):
         nrows, ncols = check_dim(nrows, "nrows"), check_dim(ncols, "ncols")
+        _check_pointer_length(nrows, "nrows")
         dt = lookup_dtype(dtype)
         itype = index_dtype(nrows, ncols)
         self._set(nrows, ncols, dt, xp.zeros(nrows + 1, dtype=itype), xp.zeros(0, dtype=itype),
@@ -66,6 +78,7 @@ class Matrix(MaskableMixin):
         vals, iso, dt = values_and_dtype(values, len(rows), dtype)
         nrows = _extent(rows, nrows, "nrows")
         ncols = _extent(cols, ncols, "ncols")
+        _check_pointer_length(nrows, "nrows")
         check_in_range(rows, nrows, "row index")
         check_in_range(cols, ncols, "column index")
         order = _coo_order(rows, cols, ncols)
@@ -134,6 +147,13 @@ class Matrix(MaskableMixin):
         return int(len(self._indices))
 
     @property
+    def T(self):
+        """Aᵀ as a lazy view (grblas_gpu.transposed.TransposedMatrix): free until used."""
+        from .transposed import TransposedMatrix
+
+        return TransposedMatrix(self)
+
+    @property
     def _is_iso(self):
         return self._values is None
 
@@ -162,6 +182,7 @@ class Matrix(MaskableMixin):
         """(colptr, rowidx, edge_id), cached; edge_id maps CSC order to CSR positions."""
         csc = self._cache.get("csc")
         if csc is None:
+            _check_pointer_length(self._ncols, "ncols (for the CSC form)")
             edge_id = xp.argsort(self._indices, kind="stable").astype(self._indices.dtype)
             rowidx = self._rows()[edge_id]
             colptr = xp.searchsorted(self._indices[edge_id], xp.arange(self._ncols + 1),
@@ -178,6 +199,13 @@ class Matrix(MaskableMixin):
         colptr, rowidx, _ = self._csc()
         return Matrix._from_csr(self._ncols, self._nrows, self._dtype, colptr, rowidx,
                                 self._csc_values(), self._iso)
+
+    def _as_index_dtype(self, itype):
+        """The same matrix with indices of another integer type (int64 paths on small data)."""
+        A = Matrix._from_csr(*self.shape, self._dtype, self._indptr, self._indices, self._values,
+                             self._iso)
+        A._indptr, A._indices = self._indptr.astype(itype), self._indices.astype(itype)
+        return A
 
     def _swap_in(self, other):
         """Take other's storage: the single point where an output object changes."""
@@ -229,6 +257,8 @@ class Matrix(MaskableMixin):
 
     # ------------------------------------------------------------------ elements
     def __getitem__(self, key):
+        if _selects_many(key):  # A[I, J], A[i, J], A[I, j]: grblas_gpu.operations.extract
+            return self._getitem_many(key)
         i, j = self._element_key(key)
         pos = self._find(i, j)
         if pos is None:
@@ -236,6 +266,9 @@ class Matrix(MaskableMixin):
         return self._iso if self._values is None else backend.to_host(self._values[pos])[()]
 
     def __setitem__(self, key, value):
+        if _selects_many(key):  # C[I, J] = A: subassign, grblas_gpu.operations.assign
+            self._setitem_many(key, value)
+            return
         i, j = self._element_key(key)
         pos = self._find(i, j)
         value = cast_scalar(value, self._dtype)
@@ -329,6 +362,10 @@ class Matrix(MaskableMixin):
 
 
 # ---------------------------------------------------------------------- helpers
+def _selects_many(key):
+    return isinstance(key, tuple) and len(key) == 2 and any(map(is_index_collection, key))
+
+
 def _extent(idx, given, what):
     if given is not None:
         return check_dim(given, what)

@@ -8,8 +8,8 @@ import numpy as np
 
 from . import backend
 from ._validate import (as_index_array, check_dim, check_in_range, index_dtype,
-                        values_and_dtype)
-from .errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
+                        is_index_collection, values_and_dtype)
+from .errors import IndexOutOfBounds, InvalidValue
 from .mask import MaskableMixin
 from .types import cast, cast_scalar, lookup_dtype
 
@@ -184,6 +184,8 @@ class Vector(MaskableMixin):
 
     # ------------------------------------------------------------------ elements
     def __getitem__(self, i):
+        if is_index_collection(i):  # u[I]: grblas_gpu.operations.extract
+            return self._getitem_many(i)
         i = self._element_key(i)
         if self._dn is not None:
             values, bitmap = self._dn
@@ -195,6 +197,9 @@ class Vector(MaskableMixin):
         return None
 
     def __setitem__(self, i, value):
+        if is_index_collection(i):  # w[I] = u: subassign, grblas_gpu.operations.assign
+            self._setitem_many(i, value)
+            return
         i = self._element_key(i)
         value = cast_scalar(value, self._dtype)
         values, bitmap = (a.copy() for a in self._dense_form())
@@ -212,7 +217,7 @@ class Vector(MaskableMixin):
     def _element_key(self, i):
         try:
             i = int(i)
-        except TypeError:
+        except (TypeError, ValueError):
             raise InvalidValue(f"vector element access needs an integer index, got {i!r}") from None
         if not 0 <= i < self._size:
             raise IndexOutOfBounds(f"index {i} is out of range [0, {self._size})")

@@ -1,0 +1,80 @@
+"""Shared fixtures: random operands as (grblas_gpu, python-graphblas) pairs, data paths."""
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import grblas_gpu as gg
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+LAGRAPH = pathlib.Path(os.environ.get("GRBLAS_GPU_LAGRAPH_DATA", REPO.parent / "shared" / "data" / "lagraph"))
+
+TEST_TYPES = ("BOOL", "INT32", "INT64", "FP32", "FP64")
+
+
+def random_coo(rng, nrows, ncols, density, dtype):
+    """Unique random coordinates and values of a type (small integers, to avoid overflow noise)."""
+    n = int(round(density * nrows * ncols))
+    flat = rng.choice(nrows * ncols, size=min(n, nrows * ncols), replace=False) if nrows * ncols else np.zeros(0, np.int64)
+    rows, cols = np.divmod(np.sort(flat), max(ncols, 1))
+    npt = gg.lookup_dtype(dtype).np_type
+    if npt.kind == "b":
+        vals = rng.integers(0, 2, size=len(rows)).astype(bool)
+    elif npt.kind == "f":
+        vals = rng.uniform(-4, 4, size=len(rows)).round(2).astype(npt)
+    else:
+        vals = rng.integers(-5 if npt.kind == "i" else 0, 6, size=len(rows)).astype(npt)
+    return rows.astype(np.int64), cols.astype(np.int64), vals
+
+
+def random_matrix_pair(rng, nrows, ncols, density, dtype):
+    import graphblas as gb
+
+    rows, cols, vals = random_coo(rng, nrows, ncols, density, dtype)
+    A = gg.Matrix.from_coo(rows, cols, vals, nrows=nrows, ncols=ncols, dtype=dtype)
+    G = gb.Matrix.from_coo(rows, cols, vals, nrows=nrows, ncols=ncols, dtype=dtype)
+    return A, G
+
+
+def random_vector_pair(rng, size, density, dtype):
+    import graphblas as gb
+
+    rows, _, vals = random_coo(rng, size, 1, density, dtype)
+    v = gg.Vector.from_coo(rows, vals, size=size, dtype=dtype)
+    g = gb.Vector.from_coo(rows, vals, size=size, dtype=dtype)
+    return v, g
+
+
+def assert_matches(ours, ref, rtol=None):
+    """Structure exactly; values exactly for BOOL/integers, to rtol for floats."""
+    import graphblas as gb
+
+    if isinstance(ref, gb.Matrix):
+        r_rows, r_cols, r_vals = ref.to_coo()
+        o_rows, o_cols, o_vals = ours.to_coo()
+        assert ours.shape == ref.shape
+        np.testing.assert_array_equal(o_rows, r_rows)
+        np.testing.assert_array_equal(o_cols, r_cols)
+    else:
+        r_idx, r_vals = ref.to_coo()
+        o_idx, o_vals = ours.to_coo()
+        assert ours.size == ref.size
+        np.testing.assert_array_equal(o_idx, r_idx)
+    assert ours.dtype.name == ref.dtype.name, (ours.dtype, ref.dtype)
+    if o_vals.dtype.kind == "f":
+        np.testing.assert_allclose(o_vals, r_vals, rtol=rtol or (1e-5 if o_vals.dtype == np.float32 else 1e-12))
+    else:
+        np.testing.assert_array_equal(o_vals, r_vals)
+
+
+def snapshot(x):
+    """Everything observable about a Matrix or Vector, for 'nothing changed' checks."""
+    if isinstance(x, gg.Matrix):
+        return (x.shape, x.dtype, *map(np.ndarray.tobytes, x.to_coo()))
+    return (x.size, x.dtype, *map(np.ndarray.tobytes, x.to_coo()))
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20261122)

@@ -1,0 +1,90 @@
+import numpy as np
+import pytest
+
+import grblas_gpu as gg
+from conftest import random_coo, snapshot
+
+
+def test_from_coo_round_trip_all_types(rng):
+    for t in gg.types.ALL_TYPES:
+        idx, _, vals = random_coo(rng, 30, 1, 0.3, t)
+        v = gg.Vector.from_coo(idx, vals, size=30, dtype=t)
+        i2, v2 = v.to_coo()
+        np.testing.assert_array_equal(i2, idx)
+        np.testing.assert_array_equal(v2, vals)
+        assert v.nvals == len(idx) and v.dtype is t and v.size == 30
+
+
+def test_sparse_dense_forms_switch_and_agree(rng):
+    idx, _, vals = random_coo(rng, 50, 1, 0.5, "FP64")
+    v = gg.Vector.from_coo(idx[::-1].copy(), vals[::-1].copy(), size=50)
+    assert v.format == "sparse" and v.has_sparse and not v.has_dense
+    dense = v.to_dense(fill=-1)
+    expect = np.full(50, -1.0)
+    expect[idx] = vals
+    np.testing.assert_array_equal(dense, expect)
+    v.set_format("dense")
+    assert v.format == "dense" and not v.has_sparse
+    np.testing.assert_array_equal(v.to_coo()[0], idx)
+    v.set_format("auto")
+    assert v.format == ("dense" if len(idx) > 50 * gg.vector.DENSE_THRESHOLD else "sparse")
+    with pytest.raises(gg.InvalidValue):
+        v.set_format("diagonal")
+
+
+def test_from_dense_and_missing_value():
+    v = gg.Vector.from_dense(np.array([0, 3, 0, 4]))
+    assert v.nvals == 4 and v.has_dense
+    w = gg.Vector.from_dense(np.array([0, 3, 0, 4]), missing_value=0)
+    assert w.nvals == 2 and w[1] == 3 and w[0] is None
+
+
+def test_iso_and_dup_op():
+    v = gg.Vector.from_coo([3, 1], size=5)
+    assert v.dtype is gg.BOOL and v.nvals == 2 and v[1]
+    w = gg.Vector.from_coo([1, 1, 2], [1.5, 2.5, 3.0], dup_op="max")
+    assert w[1] == 2.5 and w.size == 3
+
+
+def test_element_access_and_whole_object_ops():
+    v = gg.Vector(gg.INT64, 4)
+    v[2] = 9
+    v[0] = 1
+    assert v[2] == 9 and v[1] is None and v.nvals == 2
+    del v[2]
+    assert v.nvals == 1
+    c = v.dup()
+    c[3] = 4
+    assert v.nvals == 1 and c.nvals == 2
+    c.resize(3)
+    assert c.size == 3 and c.nvals == 1
+    c.clear()
+    assert c.nvals == 0
+    assert v.isequal(gg.Vector.from_coo([0], [1], size=4, dtype=gg.INT64))
+    assert not v.isequal(gg.Vector.from_coo([0], [2], size=4, dtype=gg.INT64))
+    assert "size=4" in repr(v) and "INT64" in repr(v)
+
+
+@pytest.mark.parametrize("build, exc", [
+    (lambda: gg.Vector.from_coo([0, 5], [1, 2], size=5), gg.IndexOutOfBounds),
+    (lambda: gg.Vector.from_coo([0, 0], [1, 2]), gg.InvalidValue),
+    (lambda: gg.Vector.from_coo([0, 1], [1.0]), gg.DimensionMismatch),
+    (lambda: gg.Vector.from_coo([[0, 1]], [1.0, 2.0]), gg.InvalidValue),
+    (lambda: gg.Vector.from_dense(np.zeros((2, 2))), gg.InvalidValue),
+    (lambda: gg.Vector(gg.FP32, -3), gg.InvalidValue),
+])
+def test_bad_construction(build, exc):
+    with pytest.raises(exc):
+        build()
+
+
+def test_bad_access_changes_nothing():
+    v = gg.Vector.from_coo([0, 2], [1.0, 2.0], size=3)
+    before = snapshot(v)
+    with pytest.raises(gg.IndexOutOfBounds):
+        v[3] = 1.0
+    with pytest.raises(gg.IndexOutOfBounds):
+        del v[-1]
+    with pytest.raises(gg.InvalidValue):
+        v["a"]
+    assert snapshot(v) == before
