@@ -29,8 +29,10 @@ def unary(op, t):
     return _semirings().resolve_unary(op, t)
 
 
-def accumulator(op, t1, t2):
-    """None for no accumulation (None or 'MKL_GRAPH_ACCUMULATOR_NONE'), else a typed binary op."""
+def accumulator(op, c_type, t_type=None):
+    """None for no accumulation (None or 'MKL_GRAPH_ACCUMULATOR_NONE'), else the binary op
+    typed at C's type: python-graphblas types the accumulator by the output alone, so
+    SuiteSparse casts T to C's type before accumulating (3 - 0.7 into INT32 gives 3)."""
     if op is None or (isinstance(op, str) and op.upper() == "MKL_GRAPH_ACCUMULATOR_NONE"):
         return None
-    return binary(op, t1, t2)
+    return binary(op, c_type, c_type)
