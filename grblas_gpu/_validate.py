@@ -31,6 +31,12 @@ def as_index_array(a, what):
     return arr.astype(np.int64, copy=False)
 
 
+def is_index_collection(k):
+    """True for an index argument selecting many positions (a slice, None, a list, tuple or
+    range, an array of one or more dimensions); False for one position (an int)."""
+    return k is None or isinstance(k, (slice, list, tuple, range)) or getattr(k, "ndim", 0) >= 1
+
+
 def check_dim(n, what):
     try:
         n = int(n)
