@@ -17,7 +17,7 @@ def semiring(op, t1, t2):
     return _semirings().resolve_semiring(op, t1, t2)
 
 
-def binary(op, t1, t2):
+def binary(op, t1, t2=None):
     return _semirings().resolve_binary(op, t1, t2)
 
 
@@ -35,4 +35,4 @@ def accumulator(op, c_type, t_type=None):
     SuiteSparse casts T to C's type before accumulating (3 - 0.7 into INT32 gives 3)."""
     if op is None or (isinstance(op, str) and op.upper() == "MKL_GRAPH_ACCUMULATOR_NONE"):
         return None
-    return binary(op, c_type, c_type)
+    return _semirings().resolve_binary(op, c_type)

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from grblas_gpu.errors import DomainMismatch
+from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, DataType, lookup_dtype
 
 __all__ = ["UnaryOp", "BinaryOp", "Monoid", "Semiring", "Typed"]
@@ -34,16 +34,24 @@ class _Op:
     kind = "op"
 
     def _check_type(self, dtype):
+        """The type the operator runs at for operands of ``dtype``: ``dtype`` itself when the
+        operator is defined there, else the type python-graphblas coerces it to (``sqrt`` on
+        INT32 runs at FP64, ``lor_land`` on FP32 at BOOL). Always one of ``self.types``."""
         dtype = lookup_dtype(dtype)
-        if dtype not in self.types:
+        if dtype in self.types:
+            return dtype
+        target = (getattr(self, "coercions", None) or {}).get(dtype)
+        if target is None:
             raise DomainMismatch(f"{self.kind} {self.name!r} is not defined for {dtype.name}")
-        return dtype
+        return target
 
     def __getitem__(self, dtype):
         return Typed(self, self._check_type(dtype))
 
     def __contains__(self, dtype):
-        return lookup_dtype(dtype) in self.types
+        """True where ``op[dtype]`` works (natively or through a coercion)."""
+        dtype = lookup_dtype(dtype)
+        return dtype in self.types or dtype in (getattr(self, "coercions", None) or {})
 
     def __repr__(self):
         return f"{self.kind}.{self.name}"
@@ -64,10 +72,12 @@ class UnaryOp(_Op):
     numpy: Callable
     types: tuple = ALL_TYPES
     out_type: Any = None
+    coercions: dict = field(default_factory=dict)
     kind = "unary"
 
     def __post_init__(self):
         self.types = _types_tuple(self.types)
+        self.coercions = _coercions(self.coercions, self.types)
 
     def c(self, dtype):
         return self.c_expr(dtype) if callable(self.c_expr) else self.c_expr
@@ -94,10 +104,12 @@ class BinaryOp(_Op):
     out_type: Any = None
     commutes_to: Optional[str] = None
     ufunc: Any = None
+    coercions: dict = field(default_factory=dict)
     kind = "binary"
 
     def __post_init__(self):
         self.types = _types_tuple(self.types)
+        self.coercions = _coercions(self.coercions, self.types)
 
     def c(self, dtype):
         return self.c_expr(dtype) if callable(self.c_expr) else self.c_expr
@@ -127,10 +139,14 @@ class Monoid(_Op):
     identity: Callable
     terminal: Callable = lambda dtype: None
     types: tuple = None
+    coercions: dict = field(default_factory=dict)
+    all_terminal: bool = False  # ANY: every value is terminal, stop at the first one
+    reduce_ufunc: Any = None  # overrides binop.ufunc where they agree only on the monoid's types
     kind = "monoid"
 
     def __post_init__(self):
         self.types = _types_tuple(self.types if self.types is not None else self.binop.types)
+        self.coercions = _coercions(self.coercions, self.types)
 
     def identity_of(self, dtype):
         dtype = lookup_dtype(dtype)
@@ -150,7 +166,15 @@ class Monoid(_Op):
 
     @property
     def ufunc(self):
-        return self.binop.ufunc
+        return self.reduce_ufunc if self.reduce_ufunc is not None else self.binop.ufunc
+
+    @property
+    def commutes_to(self):
+        return self.binop.commutes_to
+
+    @property
+    def is_commutative(self):
+        return True
 
     def out(self, dtype):
         return lookup_dtype(dtype)
@@ -170,6 +194,7 @@ class Semiring(_Op):
     monoid: Monoid
     multiply: BinaryOp
     types: tuple = None
+    coercions: dict = field(default_factory=dict)
     kind = "semiring"
 
     def __post_init__(self):
@@ -177,6 +202,7 @@ class Semiring(_Op):
             self.types = tuple(
                 t for t in self.multiply.types if self.multiply.out(t) in self.monoid.types)
         self.types = _types_tuple(self.types)
+        self.coercions = _coercions(self.coercions, self.types)
 
     def out(self, dtype):
         return self.multiply.out(lookup_dtype(dtype))
@@ -207,8 +233,49 @@ class Typed:
     def out_type(self):
         return self.op.out(self.type)
 
+    def c(self):
+        """The C expression at this type (unary, binary and monoid operators)."""
+        return self.op.c(self.type)
+
+    @property
+    def numpy(self):
+        return self.op.numpy
+
+    @property
+    def monoid(self):
+        """A semiring's monoid, typed at the multiply's output type."""
+        return Typed(self.op.monoid, self.op.monoid._check_type(self.out_type))
+
+    @property
+    def multiply(self):
+        """A semiring's multiply, typed at the semiring's input type."""
+        return Typed(self.op.multiply, self.op.multiply._check_type(self.type))
+
+    @property
+    def identity(self):
+        """A monoid's identity (a NumPy scalar of this type)."""
+        return self.op.identity_of(self.type)
+
+    @property
+    def terminal(self):
+        """A monoid's terminal value, or None."""
+        return self.op.terminal_of(self.type)
+
     def __repr__(self):
         return f"{self.op!r}[{self.type.name}]"
+
+
+def _coercions(mapping, native):
+    """Normalise {type: type} to DataTypes; every target must be a native type."""
+    out = {}
+    for src, dst in (mapping or {}).items():
+        src, dst = lookup_dtype(src), lookup_dtype(dst)
+        if src in native:
+            continue  # native types never coerce
+        if dst not in native:
+            raise InvalidValue(f"coercion {src.name} -> {dst.name}: {dst.name} is not native")
+        out[src] = dst
+    return out
 
 
 def _out(rule, dtype):

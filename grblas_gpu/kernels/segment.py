@@ -26,7 +26,7 @@ def segment_reduce(values, starts, op, dtype):
         return _segment_reduce_cuda(values, starts, op, dtype)
     ufunc = getattr(op, "ufunc", None)
     if ufunc is not None and not dtype.is_bool:
-        return ufunc.reduceat(values, starts)
+        return ufunc.reduceat(values, starts, dtype=values.dtype)  # no silent upcast of int8
     return _segment_reduce_tree(values, starts, op.numpy, n)
 
 

@@ -1,0 +1,257 @@
+"""Shared spelling for the catalog: C fragments per type, NumPy helpers that mirror them.
+
+The C side is written so that it is also valid C99 (the tests compile every expression with
+gcc): operands ``x``/``y`` are of the op's input C type, the value is converted to the output
+type by the kernel. No GNU extensions, no helper functions: a kernel only pastes the text.
+Signed negation goes through the unsigned type so that ``-INT_MIN`` wraps instead of being
+undefined. The NumPy side works on NumPy and CuPy arrays alike (ufuncs and ``np.where`` only).
+"""
+import functools
+
+import numpy as np
+
+from grblas_gpu.types import ALL_TYPES, FP32
+
+NUMERIC = tuple(t for t in ALL_TYPES if not t.is_bool)
+INTEGER = tuple(t for t in ALL_TYPES if t.np_type.kind in "iu")
+SIGNED_INT = tuple(t for t in INTEGER if t.np_type.kind == "i")
+UNSIGNED = tuple(t for t in INTEGER if t.np_type.kind == "u")
+FLOATS = tuple(t for t in ALL_TYPES if t.is_float)
+NOT_BOOL = NUMERIC
+
+# python-graphblas's coercion for floating-point-only functions applied to other types
+SMALL_TO_FP32 = {t: FP32 for t in ALL_TYPES
+                 if t.name in ("BOOL", "INT8", "INT16", "UINT8", "UINT16")}
+LARGE_TO_FP64 = {t: "FP64" for t in ALL_TYPES if t.name in ("INT32", "INT64", "UINT32", "UINT64")}
+TO_FLOAT = {**SMALL_TO_FP32, **LARGE_TO_FP64}
+
+_UNSIGNED_C = {"signed char": "unsigned char", "short": "unsigned short", "int": "unsigned int",
+               "long long": "unsigned long long"}
+_SUFFIX = {"INT64": "LL", "UINT64": "ULL", "UINT32": "U"}
+
+
+# ---------------------------------------------------------------- C spelling
+def lit(value, t):
+    """A C literal of integer type t (INT_MIN spelled as -MAX-1, 64-bit suffixed)."""
+    value = int(value)
+    sfx = _SUFFIX.get(t.name, "")
+    if t.is_signed and value == int(np.iinfo(t.np_type).min):
+        return f"(({t.c_type})(-{-value - 1}{sfx} - 1))"
+    return f"(({t.c_type}){value}{sfx})"
+
+
+def cmax(t):
+    return lit(np.iinfo(t.np_type).max, t)
+
+
+def cmin(t):
+    return lit(np.iinfo(t.np_type).min, t)
+
+
+def cneg(t, a="x"):
+    """Two's complement negation of a (wraps at the type's minimum)."""
+    if t.is_float:
+        return f"(-{a})"
+    ut = _UNSIGNED_C.get(t.c_type, t.c_type)
+    return f"(({t.c_type})(({ut})0 - ({ut}){a}))"
+
+
+def fn(name, t):
+    """A libm function name at float type t: sqrtf for FP32, sqrt for FP64."""
+    return f"{name}f" if t is FP32 else name
+
+
+def cidiv(t, a="x", b="y"):
+    """SuiteSparse's integer division a / b (truncating), with its divide-by-zero rule:
+    0/0 = 0, a/0 = MAX for a > 0 and MIN for a < 0 (0 for unsigned 0/0, MAX otherwise);
+    a / -1 = -a wrapping (so MIN / -1 does not trap)."""
+    if t.np_type.kind == "u":
+        return (f"(({b}) == 0 ? (({a}) == 0 ? ({t.c_type})0 : {cmax(t)}) : "
+                f"({t.c_type})(({a}) / ({b})))")
+    return (f"(({b}) == 0 ? (({a}) == 0 ? ({t.c_type})0 : (({a}) < 0 ? {cmin(t)} : {cmax(t)})) : "
+            f"(({b}) == -1 ? {cneg(t, a)} : ({t.c_type})(({a}) / ({b}))))")
+
+
+def cfloordiv_int(t, a="x", b="y"):
+    """Integer division rounding to -inf, with cidiv's divide-by-zero rule."""
+    if t.np_type.kind == "u":
+        return cidiv(t, a, b)
+    q = f"({a}) / ({b})"
+    adj = f"((({a}) % ({b}) != 0) && ((({a}) < 0) != (({b}) < 0)))"
+    return (f"(({b}) == 0 ? (({a}) == 0 ? ({t.c_type})0 : (({a}) < 0 ? {cmin(t)} : {cmax(t)})) : "
+            f"(({b}) == -1 ? {cneg(t, a)} : ({t.c_type})({q} - {adj})))")
+
+
+def cfloordiv_float(t, a="x", b="y"):
+    """NumPy's (and Python's) float floor division, npy_divmod spelled out: fmod, then
+    correct the truncated quotient toward -inf; a / 0 gives a / b (inf or nan)."""
+    fmod, floor, copysign = fn("fmod", t), fn("floor", t), fn("copysign", t)
+    m = f"{fmod}({a}, {b})"
+    d = f"((({a}) - {m}) / ({b}))"
+    d2 = f"(({m} != 0 && ((({b}) < 0) != ({m} < 0))) ? {d} - 1 : {d})"
+    f = f"{floor}({d2})"
+    return (f"(({b}) == 0 ? ({a}) / ({b}) : ({d2} != 0 ? (({d2} - {f} > 0.5f) ? {f} + 1 : {f}) "
+            f": {copysign}(0, ({a}) / ({b}))))")
+
+
+def cpow(t, a="x", b="y"):
+    """SuiteSparse's pow: floats: NaN if either is NaN, 1 if b == 0, else pow; integers:
+    pow in double, then the saturating cast (NaN -> 0, clipped to [MIN, MAX]); BOOL: a || !b."""
+    if t.is_bool:
+        return f"(({a}) || !({b}))"
+    if t.is_float:
+        return (f"((isnan({a}) || isnan({b})) ? ({a}) + ({b}) : (({b}) == 0 ? ({t.c_type})1 : "
+                f"{fn('pow', t)}({a}, {b})))")
+    p = f"pow((double)({a}), (double)({b}))"
+    info = np.iinfo(t.np_type)
+    return (f"({p} >= {float(info.max)!r} ? {cmax(t)} : ({p} <= {float(info.min)!r} ? {cmin(t)} "
+            f": ({t.c_type}){p}))")
+
+
+def by_kind(*, bool_=None, int_=None, uint=None, sint=None, float_=None, default=None):
+    """A c_expr function choosing a spelling by the type's kind. Entries may be strings or
+    functions of the DataType."""
+
+    def choose(t):
+        if t.is_bool:
+            e = bool_
+        elif t.is_float:
+            e = float_
+        elif t.np_type.kind == "u":
+            e = uint if uint is not None else int_
+        else:
+            e = sint if sint is not None else int_
+        if e is None:
+            e = default
+        if e is None:
+            raise KeyError(f"no C spelling for {t.name}")
+        return e(t) if callable(e) else e
+
+    return choose
+
+
+# ---------------------------------------------------------------- NumPy side
+def quiet(f):
+    """Run f with floating-point warnings off: division by zero, overflow and NaN are
+    defined results here, not errors."""
+
+    @functools.wraps(f)
+    def wrapper(*args):
+        with np.errstate(all="ignore"):
+            return f(*args)
+
+    return wrapper
+
+
+def kind(a):
+    return a.dtype.kind
+
+
+def as_type(a, like):
+    """a (bool or numeric) as like's dtype."""
+    return a.astype(like.dtype)
+
+
+def neg(a):
+    """Two's complement / IEEE negation (wraps for integers, identity for bool)."""
+    if kind(a) == "b":
+        return a
+    return np.negative(a)
+
+
+def saturate(p, dtype):
+    """SuiteSparse's double -> integer cast: NaN -> 0, clipped to the type's range."""
+    dtype = np.dtype(dtype)
+    info = np.iinfo(dtype)
+    hi = p >= float(info.max)
+    lo = p <= float(info.min)
+    z = np.where(np.isnan(p) | hi | lo, 0, p).astype(dtype)
+    z = np.where(hi, dtype.type(info.max), z)
+    return np.where(lo, dtype.type(info.min), z).astype(dtype)
+
+
+def idiv(a, b):
+    """SuiteSparse's truncating integer division (see cidiv)."""
+    dt = a.dtype
+    info = np.iinfo(dt)
+    zero_b = b == 0
+    if dt.kind == "u":
+        safe = np.where(zero_b, dt.type(1), b)
+        q = np.floor_divide(a, safe)
+        return np.where(zero_b, np.where(a == 0, dt.type(0), dt.type(info.max)), q).astype(dt)
+    minus1 = b == -1
+    safe = np.where(zero_b | minus1, dt.type(1), b)
+    q = np.floor_divide(a, safe)
+    r = a - q * safe
+    q = np.where((r != 0) & ((a < 0) != (safe < 0)), q + dt.type(1), q)
+    by0 = np.where(a == 0, dt.type(0), np.where(a < 0, dt.type(info.min), dt.type(info.max)))
+    return np.where(zero_b, by0, np.where(minus1, np.negative(a), q)).astype(dt)
+
+
+def ifloordiv(a, b):
+    """Integer floor division with idiv's divide-by-zero rule."""
+    dt = a.dtype
+    if dt.kind == "u":
+        return idiv(a, b)
+    info = np.iinfo(dt)
+    zero_b = b == 0
+    minus1 = b == -1
+    safe = np.where(zero_b | minus1, dt.type(1), b)
+    q = np.floor_divide(a, safe)
+    by0 = np.where(a == 0, dt.type(0), np.where(a < 0, dt.type(info.min), dt.type(info.max)))
+    return np.where(zero_b, by0, np.where(minus1, np.negative(a), q)).astype(dt)
+
+
+def ffloordiv(a, b):
+    """Float floor division exactly as cfloordiv_float (NumPy's npy_divmod)."""
+    one = a.dtype.type(1)
+    m = np.fmod(a, b)
+    d = (a - m) / b
+    d2 = np.where((m != 0) & ((b < 0) != (m < 0)), d - one, d)
+    f = np.floor(d2)
+    r = np.where(d2 - f > 0.5, f + one, f)
+    r = np.where(d2 != 0, r, np.copysign(a.dtype.type(0), a / b))
+    return np.where(b == 0, a / b, r).astype(a.dtype)
+
+
+def fpow(a, b):
+    """SuiteSparse's pow (see cpow)."""
+    k = kind(a)
+    if k == "b":
+        return a | ~b
+    if k == "f":
+        p = np.where(b == 0, a.dtype.type(1), np.power(a, b))
+        return np.where(np.isnan(a) | np.isnan(b), a + b, p).astype(a.dtype)
+    return saturate(np.power(a.astype(np.float64), b.astype(np.float64)), a.dtype)
+
+
+def fremainder(a, b):
+    """IEEE remainder (C's remainder(): x - n*y with n = x/y rounded half to even), exact,
+    as glibc computes it: fmod by 2|y|, then at most two corrections."""
+    p = np.abs(b)
+    two_p = p + p
+    r = np.where(np.isfinite(two_p), np.fmod(a, np.where(np.isfinite(two_p), two_p, 1)), a)
+    r = np.abs(r)
+    big = r + r > p
+    r = np.where(big, r - p, r)
+    r = np.where(big & (r + r >= p), r - p, r)
+    r = np.where(np.signbit(a), -r, r)
+    bad = np.isnan(a) | np.isnan(b) | np.isinf(a) | (b == 0)
+    return np.where(bad, a.dtype.type(np.nan), r).astype(a.dtype)
+
+
+def round_half_away(a):
+    """C's round(): halves away from zero (np.round rounds them to even)."""
+    t = np.trunc(a)
+    frac = np.abs(a - t)
+    return np.where(frac >= 0.5, t + np.sign(a), t).astype(a.dtype)
+
+
+def signum(a):
+    """SuiteSparse's signum: -1, 0, 1, NaN for NaN."""
+    return np.where(np.isnan(a), a, np.sign(a)).astype(a.dtype)
+
+
+def truth(a):
+    """a as bool: nonzero is true (NaN too, as in C)."""
+    return a if kind(a) == "b" else a != 0
