@@ -63,17 +63,9 @@ class _Op:
         return type(other) is type(self) and other.name == self.name and other.kind == self.kind
 
 
-@dataclass(eq=False, repr=False)
-class UnaryOp(_Op):
-    """z = f(x). ``out_type``: None (same as x), a DataType, or a function of x's type."""
-
-    name: str
-    c_expr: Any  # str over x, or Callable[[DataType], str]
-    numpy: Callable
-    types: tuple = ALL_TYPES
-    out_type: Any = None
-    coercions: dict = field(default_factory=dict)
-    kind = "unary"
+class _ExpressionOp(_Op):
+    """Unary and binary operators: a C expression (or a function of the type giving one)
+    and an output-type rule (None: the input type; a DataType; or a function of it)."""
 
     def __post_init__(self):
         self.types = _types_tuple(self.types)
@@ -85,15 +77,22 @@ class UnaryOp(_Op):
     def out(self, dtype):
         return _out(self.out_type, lookup_dtype(dtype))
 
-    def __hash__(self):
-        return _Op.__hash__(self)
 
-    def __eq__(self, other):
-        return _Op.__eq__(self, other)
+@dataclass(eq=False, repr=False)
+class UnaryOp(_ExpressionOp):
+    """z = f(x). ``out_type``: None (same as x), a DataType, or a function of x's type."""
+
+    name: str
+    c_expr: Any  # str over x, or Callable[[DataType], str]
+    numpy: Callable
+    types: tuple = ALL_TYPES
+    out_type: Any = None
+    coercions: dict = field(default_factory=dict)
+    kind = "unary"
 
 
 @dataclass(eq=False, repr=False)
-class BinaryOp(_Op):
+class BinaryOp(_ExpressionOp):
     """z = f(x, y). ``commutes_to``: the name of g with f(x, y) = g(y, x) (itself if commutative).
     ``ufunc``: a NumPy ufunc equal to it, when one exists (used for ufunc.reduceat)."""
 
@@ -107,25 +106,9 @@ class BinaryOp(_Op):
     coercions: dict = field(default_factory=dict)
     kind = "binary"
 
-    def __post_init__(self):
-        self.types = _types_tuple(self.types)
-        self.coercions = _coercions(self.coercions, self.types)
-
-    def c(self, dtype):
-        return self.c_expr(dtype) if callable(self.c_expr) else self.c_expr
-
-    def out(self, dtype):
-        return _out(self.out_type, lookup_dtype(dtype))
-
     @property
     def is_commutative(self):
         return self.commutes_to == self.name
-
-    def __hash__(self):
-        return _Op.__hash__(self)
-
-    def __eq__(self, other):
-        return _Op.__eq__(self, other)
 
 
 @dataclass(eq=False, repr=False)
@@ -179,12 +162,6 @@ class Monoid(_Op):
     def out(self, dtype):
         return lookup_dtype(dtype)
 
-    def __hash__(self):
-        return _Op.__hash__(self)
-
-    def __eq__(self, other):
-        return _Op.__eq__(self, other)
-
 
 @dataclass(eq=False, repr=False)
 class Semiring(_Op):
@@ -206,12 +183,6 @@ class Semiring(_Op):
 
     def out(self, dtype):
         return self.multiply.out(lookup_dtype(dtype))
-
-    def __hash__(self):
-        return _Op.__hash__(self)
-
-    def __eq__(self, other):
-        return _Op.__eq__(self, other)
 
 
 @dataclass(frozen=True)
