@@ -14,8 +14,9 @@ An operator is untyped; ``op[T]`` (or a resolve_* function) gives a ``Typed`` vi
 See docs/design.md ("Operators") and each module's docstring for SuiteSparse's semantics.
 This package imports only grblas_gpu.types and grblas_gpu.errors.
 """
-from . import binary, monoid, unary
+from . import binary, indexunary, monoid, unary
 from ._core import BinaryOp, Monoid, Semiring, Typed, UnaryOp
+from .indexunary import IndexUnaryOp, indexunary_op
 from .table import ALIASES as _SR_ALIASES
 from .table import SEMIRINGS as _SEMIRINGS
 from .registry import (
@@ -27,7 +28,7 @@ globals().update(_SEMIRINGS)
 globals().update({alias: _SEMIRINGS[name] for alias, name in _SR_ALIASES.items()})
 
 __all__ = [
-    "unary", "binary", "monoid", "UnaryOp", "BinaryOp", "Monoid", "Semiring", "Typed",
+    "unary", "binary", "monoid", "indexunary", "IndexUnaryOp", "indexunary_op", "UnaryOp", "BinaryOp", "Monoid", "Semiring", "Typed",
     "lookup", "catalog", "resolve", "resolve_unary", "resolve_binary", "resolve_monoid",
     "resolve_semiring",
     "unary_op", "binary_op", "make_monoid", "make_semiring", "semiring", "REGISTRY",

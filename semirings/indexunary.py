@@ -19,7 +19,7 @@ Positional operators read only i and j; their thunk is INT64 and their result IN
 rowindex, colindex, diagindex: the C API's _INT64 variants) or BOOL. Value operators are
 typed like a binary operator with a bound scalar: at the unified type of x and thunk.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -27,7 +27,7 @@ import numpy as np
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, INT64, lookup_dtype, unify
 
-from ._core import Typed, _Op, _out, _types_tuple
+from ._core import Typed, _ExpressionOp
 
 __all__ = ["IndexUnaryOp", "indexunary_op", "lookup", "resolve_indexunary", "names",
            "rowindex", "colindex", "diagindex", "tril", "triu", "diag", "offdiag",
@@ -36,7 +36,7 @@ __all__ = ["IndexUnaryOp", "indexunary_op", "lookup", "resolve_indexunary", "nam
 
 
 @dataclass(eq=False, repr=False)
-class IndexUnaryOp(_Op):
+class IndexUnaryOp(_ExpressionOp):
     """z = f(x, i, j, thunk).
 
     ``types``: the value types x may have. ``out_type``: None (x's type), a DataType, or a
@@ -53,29 +53,18 @@ class IndexUnaryOp(_Op):
     thunk_type: Any = None
     positional: bool = False
     reads_index: bool = True
+    coercions: dict = field(default_factory=dict)
     kind = "indexunary"
 
     def __post_init__(self):
-        self.types = _types_tuple(self.types)
+        super().__post_init__()
         if self.thunk_type is not None:
             self.thunk_type = lookup_dtype(self.thunk_type)
-
-    def c(self, dtype):
-        return self.c_expr(dtype) if callable(self.c_expr) else self.c_expr
-
-    def out(self, dtype):
-        return _out(self.out_type, lookup_dtype(dtype))
 
     @property
     def is_select(self):
         """A select operator: its result is BOOL at every type."""
         return all(self.out(t) is BOOL for t in self.types)
-
-    def __hash__(self):
-        return _Op.__hash__(self)
-
-    def __eq__(self, other):
-        return _Op.__eq__(self, other)
 
 
 _REGISTRY = {}

@@ -3,10 +3,11 @@ from .. import operators
 from ..descriptor import as_descriptor, resolve_mask
 from ..errors import DimensionMismatch, InvalidValue
 from ..matrix import Matrix
+from ..transposed import TransposedMatrix
 from ..vector import Vector
 from .writeback import check_mask_shape
 
-__all__ = ["output_args", "matrix_input", "check_kind", "check_output_shape"]
+__all__ = ["output_args", "matrix_input", "check_kind", "check_output_shape", "unwrap_transpose"]
 
 
 def output_args(C, mask, accum, desc, t_dtype):
@@ -45,3 +46,12 @@ def check_kind(x, cls, what):
 def check_output_shape(C, shape, what="output"):
     if C.shape != tuple(shape):
         raise DimensionMismatch(f"{what} has shape {C.shape}, the result has shape {tuple(shape)}")
+
+
+def unwrap_transpose(X):
+    """(Matrix, transposed) for a Matrix or an ``A.T`` view; anything else comes back as
+    (X, False) for the caller's own type check. XOR the flag with the descriptor's
+    transpose field: a transposed view under a transposing descriptor means A itself."""
+    if isinstance(X, TransposedMatrix):
+        return X.parent, True
+    return X, False

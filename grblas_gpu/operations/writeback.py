@@ -20,6 +20,8 @@ from ..mask import Mask
 from ..matrix import Matrix
 from ..types import cast
 from ..vector import Vector
+from ._keys import (build_like as _build_like, entries as _entries, linear_keys as _linear_keys,
+                    member as _member, sorted_concat as _sorted_concat)
 
 xp = backend.xp
 
@@ -81,37 +83,6 @@ def _dense_mask(mask):
 
 
 # ---------------------------------------------------------------- sorted-key merge
-def _entries(X):
-    """(row keys, col keys, values) of a Matrix, or (indices, None, values) of a Vector."""
-    if isinstance(X, Matrix):
-        return X._rows(), X._indices, X._values_full()
-    idx, _ = X._sparse()
-    return idx, None, X._values_full()
-
-
-def _linear_keys(C, parts):
-    """int64 keys preserving (row, col) order for each (rows, cols) in parts."""
-    if isinstance(C, Vector):
-        return [r.astype(np.int64) for r, _ in parts]
-    nrows, ncols = C.shape
-    if nrows * ncols < 2**62:
-        return [r.astype(np.int64) * ncols + c.astype(np.int64) for r, c in parts]
-    # huge dimensions: rank rows and columns among those present, then combine the ranks
-    urows = xp.unique(xp.concatenate([r for r, _ in parts]).astype(np.int64))
-    ucols = xp.unique(xp.concatenate([c for _, c in parts]).astype(np.int64))
-    return [xp.searchsorted(urows, r.astype(np.int64)) * len(ucols)
-            + xp.searchsorted(ucols, c.astype(np.int64)) for r, c in parts]
-
-
-def _member(keys, sorted_keys):
-    """For each key, (is it in sorted_keys, its position there)."""
-    if len(sorted_keys) == 0:
-        return xp.zeros(len(keys), dtype=bool), xp.zeros(len(keys), dtype=np.int64)
-    pos = xp.searchsorted(sorted_keys, keys)
-    pos_c = xp.minimum(pos, len(sorted_keys) - 1)
-    return sorted_keys[pos_c] == keys, pos_c
-
-
 def _merged(C, T, mask, accum, replace):
     cr, cc, cv = _entries(C)
     tr, tc, t_raw = _entries(T)
@@ -159,19 +130,6 @@ def _merged(C, T, mask, accum, replace):
         else:
             zr, zc, zv, _ = parts_out[0]
     return _build_like(C, zr, zc, zv)
-
-
-def _sorted_concat(ka, kb):
-    k = xp.concatenate([ka, kb])
-    order = xp.argsort(k, kind="stable")
-    return k[order], order
-
-
-def _build_like(C, rows, cols, values):
-    if isinstance(C, Vector):
-        return Vector._from_sparse(C.size, C.dtype, rows, values)
-    indptr = xp.searchsorted(rows, xp.arange(C.nrows + 1), side="left")
-    return Matrix._from_csr(C.nrows, C.ncols, C.dtype, indptr, cols, values)
 
 
 def _apply_accum(accum, c, t, ctype):

@@ -1,0 +1,150 @@
+"""Apply an operator to every entry (GrB_apply), keeping the structure:
+
+    unary:        T(i,j) = f(A(i,j))
+    bound left:   T(i,j) = f(s, A(i,j))          (``left=s``; GrB_apply_BinaryOp1st)
+    bound right:  T(i,j) = f(A(i,j), s)          (``right=s``; GrB_apply_BinaryOp2nd)
+    index-unary:  T(i,j) = f(A(i,j), i, j, thunk)  (GrB_apply_IndexOp; rowindex: i + thunk,
+                  colindex: j + thunk, diagindex: j - (i + thunk); for a Vector j = 0)
+    then C⟨M, replace⟩ = accum(C, T).
+
+Types follow python-graphblas: a scalar is typed as NumPy types it (int -> INT64, float ->
+FP64) and a binary operator runs at the unified type of the scalar and A; a monoid means
+its operator. The thunk of an index-unary operator may also be passed as ``right=``.
+The operator's NumPy function runs once over the values (vectorised); an iso-valued A gives
+an iso-valued T when the result does not depend on the position. A Matrix operand may be an
+``A.T`` view; the descriptor's transpose_first flips it again.
+"""
+import numpy as np
+
+from .. import backend, operators
+from ..descriptor import as_descriptor
+from ..errors import DimensionMismatch, DomainMismatch, InvalidValue
+from ..matrix import Matrix
+from ..transposed import TransposedMatrix
+from ..types import cast, cast_scalar
+from ..vector import Vector
+from ._common import matrix_input, output_args, unwrap_transpose, vector_input
+from ._opargs import bound_binary, indexunary, is_indexunary, result_array, scalar_of
+from .writeback import write_back
+
+xp = backend.xp
+
+__all__ = ["apply"]
+
+
+def apply(C, A, op, *, left=None, right=None, thunk=None, mask=None, accum=None, desc=None):
+    """C⟨M⟩ = accum(C, f(A)) for a unary, bound binary or index-unary operator f."""
+    d = as_descriptor(desc)
+    A = _operand(C, A, d)
+    plan = _plan(A.dtype, op, left, right, thunk)
+    mask, acc, d = output_args(C, mask, accum, d, plan[1].out_type)
+    return write_back(C, _compute(A, *plan), mask=mask, accum=acc, replace=d.replace)
+
+
+def _operand(C, A, d):
+    if isinstance(C, Vector):
+        return vector_input(A, d.structure_first, "A")
+    if not isinstance(C, Matrix):
+        raise InvalidValue(f"output must be a Matrix or a Vector, got {type(C).__name__}")
+    A, view = unwrap_transpose(A)
+    A = matrix_input(A, view != d.transpose_first, d.structure_first, "A")
+    if A.shape != C.shape:
+        raise DimensionMismatch(f"apply: input {A.shape} does not match output {C.shape}")
+    return A
+
+
+def _plan(a_type, op, left, right, thunk):
+    """(mode, typed operator, scalar cast to the operator's type or None); raises first."""
+    if left is not None and right is not None:
+        raise InvalidValue("apply takes left= or right=, not both")
+    if is_indexunary(op):
+        if left is not None:
+            raise InvalidValue("an index-unary operator takes thunk= (or right=), not left=")
+        if thunk is not None and right is not None:
+            raise InvalidValue("pass the thunk once (thunk= or right=)")
+        s, t = scalar_of(thunk if thunk is not None else right, "thunk", default=False)
+        typed = indexunary(op, a_type, t)
+        return "index", typed, cast_scalar(s, typed.type)
+    if thunk is not None:
+        raise InvalidValue(f"thunk= is only for index-unary operators, not {op!r}")
+    if left is None and right is None:
+        typed = operators.unary(op, a_type)
+        if typed.kind != "unary":
+            raise DomainMismatch(f"{op!r} is not a unary operator (a binary operator needs "
+                                 "left= or right=)")
+        return "unary", typed, None
+    s, t = scalar_of(left if left is not None else right, "left" if left is not None else "right")
+    typed = bound_binary(op, t, a_type) if left is not None else bound_binary(op, a_type, t)
+    return ("left" if left is not None else "right"), typed, cast_scalar(s, typed.type)
+
+
+def _compute(A, mode, typed, s):
+    """T: A's structure with f applied to its values."""
+    out = typed.out_type
+    reads_index = mode == "index" and typed.op.reads_index
+    if isinstance(A, Vector) and not A.has_sparse:  # dense form: all positions at once
+        values, bitmap = A._dense_form()
+        i = xp.arange(A.size, dtype=np.int64) if reads_index else None
+        z = _evaluate(mode, typed, s, values, i, _zero() if reads_index else None, A.size)
+        return Vector._from_dense(A.size, out, z, bitmap, A._nvals)
+    iso = A._iso if _values_of(A) is None else None
+    if iso is not None and not reads_index:  # f(iso) is the same everywhere: still iso
+        z = _evaluate(mode, typed, s, xp.asarray(iso), None, None, 1)
+        return _like(A, out, None, backend.to_host(z)[0])
+    x = A._values_full() if iso is None else xp.asarray(iso)  # (positional ops ignore x)
+    i, j = _indices(A) if reads_index else (None, None)
+    return _like(A, out, _evaluate(mode, typed, s, x, i, j, A.nvals), None)
+
+
+def _evaluate(mode, typed, s, x, i, j, n):
+    fn, t_in = typed.op.numpy, typed.type
+    if not (mode == "index" and typed.op.positional):
+        x = cast(x, t_in, xp)
+    with np.errstate(all="ignore"):  # values are defined by the operator, warnings or not
+        if mode == "unary":
+            z = fn(x)
+        elif mode == "left":
+            z = fn(xp.asarray(s), x)
+        elif mode == "right":
+            z = fn(x, xp.asarray(s))
+        else:
+            z = fn(x, i, j, xp.asarray(s))
+    return result_array(z, n, typed.out_type)
+
+
+def _zero():
+    return xp.zeros((), dtype=np.int64)
+
+
+def _values_of(A):
+    return A._values if isinstance(A, Matrix) else A._sparse()[1]
+
+
+def _indices(A):
+    """(i, j) of each entry as int64 (a Vector's j is 0)."""
+    if isinstance(A, Matrix):
+        return A._rows().astype(np.int64), A._indices.astype(np.int64)
+    return A._sparse()[0].astype(np.int64), _zero()
+
+
+def _like(A, dtype, values, iso):
+    """A new object with A's structure (its index arrays are shared: they are never written)."""
+    if isinstance(A, Matrix):
+        return Matrix._from_csr(A.nrows, A.ncols, dtype, A._indptr, A._indices, values, iso=iso)
+    return Vector._from_sparse(A.size, dtype, A._sparse()[0], values, iso=iso)
+
+
+# ---------------------------------------------------------------------- method form
+def _apply_method(self, op, right=None, *, left=None, thunk=None):
+    """A new object: f(A) (unary), f(left, A), f(A, right), or f(A, i, j, thunk)."""
+    A, view = unwrap_transpose(self)
+    if not isinstance(A, (Matrix, Vector)):
+        raise InvalidValue(f"apply needs a Matrix or a Vector, got {type(A).__name__}")
+    out = _plan(A.dtype, op, left, right, thunk)[1].out_type
+    C = Vector(out, A.size) if isinstance(A, Vector) else Matrix(out, *self.shape)
+    return apply(C, self, op, left=left, right=right, thunk=thunk)
+
+
+for _cls in (Matrix, Vector, TransposedMatrix):
+    _cls.apply = _apply_method
+del _cls

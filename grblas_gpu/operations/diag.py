@@ -1,0 +1,84 @@
+"""Diagonals: a matrix from a vector (GrB_Matrix_diag) and a vector from a matrix
+(GxB_Vector_diag), with python-graphblas's spellings:
+
+    Matrix.diag(v, k=0)  ==  v.diag(k):  D = diag(v, k), n×n with n = size(v) + |k|,
+                                         D(i, i + k) = v(i) for k >= 0, D(i - k, i) = v(i) for k < 0
+    Vector.diag(A, k=0)  ==  A.diag(k):  w(t) = A(t, t + k) for k >= 0, A(t - k, t) for k < 0,
+                                         size = the length of diagonal k (0 if outside A)
+
+``diag`` is one attribute that reads as a constructor on the class and as an extractor on an
+instance, so both spellings work. Values keep their type; an iso operand stays iso.
+Pure index arithmetic on the stored entries (no per-element work beyond a gather).
+"""
+import numpy as np
+
+from .. import backend
+from ..errors import InvalidValue
+from ..matrix import Matrix
+from ..transposed import TransposedMatrix
+from ..vector import Vector
+from ._common import unwrap_transpose
+
+xp = backend.xp
+
+__all__ = ["matrix_diag", "vector_diag"]
+
+
+def _offset(k):
+    try:
+        return int(k)
+    except (TypeError, ValueError):
+        raise InvalidValue(f"diagonal offset k must be an integer, got {k!r}") from None
+
+
+def matrix_diag(v, k=0):
+    """D = diag(v, k): a square Matrix with v on diagonal k (k > 0 above the main one)."""
+    if not isinstance(v, Vector):
+        raise InvalidValue(f"Matrix.diag needs a Vector, got {type(v).__name__}")
+    k = _offset(k)
+    n = v.size + abs(k)
+    idx, vals = v._sparse()
+    idx = idx.astype(np.int64)
+    rows, cols = (idx, idx + k) if k >= 0 else (idx - k, idx)
+    indptr = xp.searchsorted(rows, xp.arange(n + 1), side="left")
+    return Matrix._from_csr(n, n, v.dtype, indptr, cols, None if vals is None else vals.copy(),
+                            iso=v._iso if vals is None else None)
+
+
+def vector_diag(A, k=0):
+    """w = diagonal k of A (A(t, t + k), or A(t - k, t) for k < 0) as a Vector."""
+    A, view = unwrap_transpose(A)
+    if not isinstance(A, Matrix):
+        raise InvalidValue(f"Vector.diag needs a Matrix, got {type(A).__name__}")
+    k = _offset(k)
+    if view:  # diagonal k of Aᵀ is diagonal -k of A
+        k = -k
+    m, n = A.shape
+    size = max(0, min(m, n - k) if k >= 0 else min(m + k, n))
+    rows, cols = A._rows().astype(np.int64), A._indices.astype(np.int64)
+    on = xp.nonzero(cols - rows == k)[0]  # one per row at most, in row order
+    idx = rows[on] if k >= 0 else cols[on]
+    vals = None if A._values is None else A._values[on]
+    return Vector._from_sparse(size, A.dtype, idx, vals, iso=A._iso if vals is None else None)
+
+
+class _ClassOrInstance:
+    """A method that is one function on the class (``Matrix.diag(v, k)``) and another on an
+    instance (``A.diag(k)``)."""
+
+    def __init__(self, on_class, on_instance, doc):
+        self.on_class, self.on_instance, self.__doc__ = on_class, on_instance, doc
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self.on_class
+        return lambda k=0: self.on_instance(obj, k)
+
+
+Matrix.diag = _ClassOrInstance(
+    matrix_diag, vector_diag,
+    "Matrix.diag(v, k=0): a Matrix with v on diagonal k; A.diag(k=0): diagonal k of A as a Vector.")
+Vector.diag = _ClassOrInstance(
+    vector_diag, matrix_diag,
+    "Vector.diag(A, k=0): diagonal k of A; v.diag(k=0): a Matrix with v on diagonal k.")
+TransposedMatrix.diag = lambda self, k=0: vector_diag(self, k)

@@ -1,0 +1,202 @@
+"""Element-wise operations on Matrices or Vectors (GrB_eWiseAdd, GrB_eWiseMult, GxB_eWiseUnion):
+
+    ewise_add:    T = A ⊕ B over the union: A(i,j) ⊕ B(i,j) where both have an entry,
+                  A(i,j) or B(i,j) (cast to ⊕'s output type) where only one has
+    ewise_mult:   T = A ⊗ B over the intersection
+    ewise_union:  T(i,j) = A(i,j) ⊙ B(i,j) over the union, A(i,j) := α and B(i,j) := β
+                  where missing
+    then C⟨M, replace⟩ = accum(C, T).
+
+``op``: a binary operator, a monoid (its operator) or a semiring (its ⊕ for add, its ⊗ for
+mult, as the C API allows). Inputs are typed at the unified operand type (python-graphblas's
+rule). A Matrix operand may be an ``A.T`` view; the descriptor's transpose_first /
+transpose_second flip it again.
+
+Structures are merged as sorted linear keys (searchsorted membership, a merge path for the
+union); vectors that both hold a dense form take a bitmap path instead.
+"""
+import numpy as np
+
+from .. import backend
+from ..descriptor import as_descriptor
+from ..errors import DimensionMismatch, InvalidValue
+from ..matrix import Matrix
+from ..transposed import TransposedMatrix
+from ..types import cast, cast_scalar, unify
+from ..vector import Vector
+from ._common import check_output_shape, matrix_input, output_args, unwrap_transpose, vector_input
+from ._keys import build_like, entries, linear_keys, member, merge_positions
+from ._opargs import bound_binary, ewise_binary, result_array, scalar_of
+from .writeback import write_back
+
+xp = backend.xp
+
+__all__ = ["ewise_add", "ewise_mult", "ewise_union"]
+
+
+def ewise_add(C, A, B, op, *, mask=None, accum=None, desc=None):
+    """C⟨M⟩ = accum(C, A ⊕ B): set union, ⊕ where both have an entry."""
+    A, B = _operands(C, A, B, desc)
+    typed = ewise_binary(op, A.dtype, B.dtype, "add")
+    return _finish(C, A, B, typed, "add", None, mask, accum, desc)
+
+
+def ewise_mult(C, A, B, op, *, mask=None, accum=None, desc=None):
+    """C⟨M⟩ = accum(C, A ⊗ B): set intersection."""
+    A, B = _operands(C, A, B, desc)
+    typed = ewise_binary(op, A.dtype, B.dtype, "mult")
+    return _finish(C, A, B, typed, "mult", None, mask, accum, desc)
+
+
+def ewise_union(C, A, alpha, B, beta, op, *, mask=None, accum=None, desc=None):
+    """C⟨M⟩ = accum(C, T), T = (A or α) ⊙ (B or β) over the union of the structures."""
+    A, B = _operands(C, A, B, desc)
+    alpha, ta = scalar_of(alpha, "alpha (left default)")
+    beta, tb = scalar_of(beta, "beta (right default)")
+    typed = bound_binary(op, unify(A.dtype, tb), unify(ta, B.dtype))
+    defaults = (cast_scalar(alpha, typed.type), cast_scalar(beta, typed.type))
+    return _finish(C, A, B, typed, "union", defaults, mask, accum, desc)
+
+
+# ---------------------------------------------------------------------- arguments
+def _operands(C, A, B, desc):
+    """A and B as the operation sees them (transposes applied), shapes checked against C."""
+    d = as_descriptor(desc)
+    if isinstance(C, Vector):
+        A, B = vector_input(A, d.structure_first, "A"), vector_input(B, d.structure_second, "B")
+    elif isinstance(C, Matrix):
+        A, ta = unwrap_transpose(A)
+        B, tb = unwrap_transpose(B)
+        for X, what in ((A, "A"), (B, "B")):
+            if not isinstance(X, Matrix):
+                raise InvalidValue(f"{what} must be a Matrix, got {type(X).__name__}")
+        A = matrix_input(A, ta != d.transpose_first, d.structure_first, "A")
+        B = matrix_input(B, tb != d.transpose_second, d.structure_second, "B")
+    else:
+        raise InvalidValue(f"output must be a Matrix or a Vector, got {type(C).__name__}")
+    if A.shape != B.shape:
+        raise DimensionMismatch(f"ewise operands have shapes {A.shape} and {B.shape}")
+    check_output_shape(C, A.shape)
+    return A, B
+
+
+def _finish(C, A, B, typed, mode, defaults, mask, accum, desc):
+    """The last checks (mask, accumulator), then T, then the one write-back."""
+    mask, acc, d = output_args(C, mask, accum, desc, typed.out_type)
+    if isinstance(A, Vector) and A.has_dense and B.has_dense:
+        T = _dense(A, B, typed, mode, defaults)
+    else:
+        T = _merged(A, B, typed, mode, defaults)
+    return write_back(C, T, mask=mask, accum=acc, replace=d.replace)
+
+
+# ---------------------------------------------------------------------- computation
+
+def _iso_of(X):
+    """X's single value if X is iso-valued, else None."""
+    if isinstance(X, Matrix):
+        return X._iso if X._values is None else None
+    return X._iso if X.has_sparse and X._sparse()[1] is None else None
+
+
+def _merged(A, B, typed, mode, defaults):
+    fn, t_in, t_out = typed.op.numpy, typed.type, typed.out_type
+    ar, ac, av = entries(A)
+    br, bc, bv = entries(B)
+    ka, kb = linear_keys(A, [(ar, ac), (br, bc)])
+    a_in_b, pos = member(ka, kb)
+    hit = xp.nonzero(a_in_b)[0]
+    with np.errstate(all="ignore"):
+        if mode == "mult":
+            ia, ib = _iso_of(A), _iso_of(B)
+            cols = None if ac is None else ac[hit]
+            if ia is not None and ib is not None:  # iso ⊗ iso is iso
+                z = result_array(fn(_scalar(ia, t_in), _scalar(ib, t_in)), 1, t_out)
+                return build_like(A, ar[hit], cols, None, dtype=t_out, iso=backend.to_host(z)[0])
+            z = fn(cast(av[hit], t_in, xp), cast(bv[pos[hit]], t_in, xp))
+            return build_like(A, ar[hit], cols, result_array(z, len(hit), t_out), dtype=t_out)
+        # union: A's entries in A's order, then B's own entries merged in by key
+        b_only = xp.nonzero(~member(kb, ka)[0])[0]
+        a_only = xp.nonzero(~a_in_b)[0]
+        za = xp.empty(len(ka), dtype=t_out.np_type)
+        za[hit] = result_array(fn(cast(av[hit], t_in, xp), cast(bv[pos[hit]], t_in, xp)),
+                               len(hit), t_out)
+        if mode == "add":  # one side only: the value passes through, cast (SuiteSparse)
+            za[a_only] = cast(av[a_only], t_out, xp)
+            zb = cast(bv[b_only], t_out, xp)
+        else:
+            alpha, beta = (_scalar(s, t_in) for s in defaults)
+            za[a_only] = result_array(fn(cast(av[a_only], t_in, xp), beta), len(a_only), t_out)
+            zb = result_array(fn(alpha, cast(bv[b_only], t_in, xp)), len(b_only), t_out)
+    pa, pb = merge_positions(ka, kb[b_only])
+    rows = _scatter2(pa, ar, pb, br[b_only])
+    cols = None if ac is None else _scatter2(pa, ac, pb, bc[b_only])
+    return build_like(A, rows, cols, _scatter2(pa, za, pb, zb), dtype=t_out)
+
+
+def _dense(A, B, typed, mode, defaults):
+    """Both vectors dense: elementwise over all positions, presence from the bitmaps (values
+    where a bitmap is False are undefined, and so are the results computed from them)."""
+    fn, t_in, t_out = typed.op.numpy, typed.type, typed.out_type
+    va, ba = A._dense_form()
+    vb, bb = B._dense_form()
+    xa, xb = cast(va, t_in, xp), cast(vb, t_in, xp)
+    n = A.size
+    with np.errstate(all="ignore"):
+        if mode == "mult":
+            return Vector._from_dense(n, t_out, result_array(fn(xa, xb), n, t_out), ba & bb)
+        if mode == "add":
+            both = result_array(fn(xa, xb), n, t_out)
+            z = xp.where(ba & bb, both, xp.where(ba, cast(va, t_out, xp), cast(vb, t_out, xp)))
+        else:
+            alpha, beta = (_scalar(s, t_in) for s in defaults)
+            z = result_array(fn(xp.where(ba, xa, alpha), xp.where(bb, xb, beta)), n, t_out)
+    return Vector._from_dense(n, t_out, z, ba | bb)
+
+
+def _scalar(s, dtype):
+    """A 0-d backend array of ``dtype`` (operands of one type: no promotion surprises)."""
+    return xp.asarray(cast_scalar(s, dtype))
+
+
+def _scatter2(pa, a, pb, b):
+    out = xp.empty(len(pa) + len(pb), dtype=a.dtype)
+    out[pa] = a
+    out[pb] = b
+    return out
+
+
+# ---------------------------------------------------------------------- method forms
+def _method(mode):
+    def method(self, other, op=None, left_default=None, right_default=None):
+        shape = self.shape
+        A, _ = unwrap_transpose(self)
+        B, _ = unwrap_transpose(other)
+        t1, t2 = A.dtype, getattr(B, "dtype", A.dtype)
+        if mode == "union":
+            if left_default is None or right_default is None:
+                raise InvalidValue("ewise_union needs left_default and right_default")
+            ta, tb = scalar_of(left_default)[1], scalar_of(right_default)[1]
+            out = bound_binary(op, unify(t1, tb), unify(ta, t2)).out_type
+        else:
+            op = ("plus" if mode == "add" else "times") if op is None else op
+            out = ewise_binary(op, t1, t2, mode).out_type
+        C = Vector(out, *shape) if isinstance(A, Vector) else Matrix(out, *shape)
+        if mode == "union":
+            return ewise_union(C, self, left_default, other, right_default, op)
+        return (ewise_add if mode == "add" else ewise_mult)(C, self, other, op)
+
+    return method
+
+
+def _attach():
+    add, mult, union = _method("add"), _method("mult"), _method("union")
+    add.__doc__ = "A new object: A ⊕ B over the union (default op 'plus')."
+    mult.__doc__ = "A new object: A ⊗ B over the intersection (default op 'times')."
+    union.__doc__ = ("A new object: ewise_union(A, left_default, B, right_default, op); "
+                     "call as A.ewise_union(B, op, left_default, right_default).")
+    for cls in (Matrix, Vector, TransposedMatrix):
+        cls.ewise_add, cls.ewise_mult, cls.ewise_union = add, mult, union
+
+
+_attach()

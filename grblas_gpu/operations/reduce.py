@@ -1,0 +1,141 @@
+"""Reductions (GrB_reduce):
+
+    reduce_rowwise:     w⟨m⟩ = accum(w, t),  t(i) = ⊕_j A(i,j) over the rows with an entry
+                        (Aᵀ with transpose_first, or an ``A.T`` view: column-wise)
+    reduce_columnwise:  the same over the columns of A
+    reduce_scalar:      s = ⊕_ij A(i,j) (or ⊕_i u(i)); no entries gives ⊕'s identity, as
+                        the C API's GrB_reduce to a C scalar returns; s = accum(initial, s)
+                        with ``accum``
+
+⊕: a monoid, or a binary operator that has one (the catalog's monoid of the same name).
+A binary operator without a monoid may reduce to a vector (it is folded left to right
+within each row, as the C API allows for GrB_Matrix_reduce_BinaryOp) but not to a scalar:
+DomainMismatch, since the empty case has no identity. Values are cast to ⊕'s type.
+
+Computation: one segmented reduction (kernels.segment) over CSR rows; a scalar reduces
+fixed-size chunks the same way, then halves the partial results pairwise (log depth).
+"""
+import numpy as np
+
+from .. import backend, operators
+from ..descriptor import as_descriptor
+from ..errors import DimensionMismatch, DomainMismatch, InvalidValue
+from ..kernels.segment import segment_reduce
+from ..matrix import Matrix
+from ..transposed import TransposedMatrix
+from ..types import cast, cast_scalar
+from ..vector import Vector
+from ._common import check_kind, matrix_input, output_args, unwrap_transpose
+from ._opargs import reduce_op, result_array, scalar_of
+from .writeback import write_back
+
+xp = backend.xp
+
+__all__ = ["reduce_rowwise", "reduce_columnwise", "reduce_scalar"]
+
+# elements per chunk in the first pass of a scalar reduction (one segment each)
+SCALAR_CHUNK = 256
+
+
+def reduce_rowwise(w, A, op, *, mask=None, accum=None, desc=None):
+    """w⟨m⟩ = accum(w, t), t(i) = ⊕_j A(i,j) for each row i holding an entry."""
+    return _rowwise(w, A, op, mask, accum, desc, flip=False)
+
+
+def reduce_columnwise(w, A, op, *, mask=None, accum=None, desc=None):
+    """w⟨m⟩ = accum(w, t), t(j) = ⊕_i A(i,j): reduce_rowwise of Aᵀ."""
+    return _rowwise(w, A, op, mask, accum, desc, flip=True)
+
+
+def _rowwise(w, A, op, mask, accum, desc, flip):
+    d = as_descriptor(desc)
+    check_kind(w, Vector, "output w")
+    A, view = unwrap_transpose(A)
+    check_kind(A, Matrix, "A")
+    transpose = bool(view) ^ bool(d.transpose_first) ^ flip  # each flip transposes once more
+    nrows = A.ncols if transpose else A.nrows
+    if w.size != nrows:
+        raise DimensionMismatch(f"reduce: w has size {w.size}, the reduction gives {nrows}")
+    typed = _vector_op(op, A.dtype)
+    mask, acc, d = output_args(w, mask, accum, d, typed.out_type)
+    A = matrix_input(A, transpose, d.structure_first, "A")
+    return write_back(w, _rows_reduced(A, typed), mask=mask, accum=acc, replace=d.replace)
+
+
+def _vector_op(op, t):
+    typed = reduce_op(op, t, require_monoid=False)
+    if typed.out_type != typed.type:
+        raise DomainMismatch(f"{typed!r} does not stay in {typed.type.name}: it cannot reduce")
+    return typed
+
+
+def _rows_reduced(A, typed):
+    """t(i) = ⊕ over row i of A, for the rows with entries."""
+    indptr = A._indptr
+    rows = xp.nonzero(indptr[1:] > indptr[:-1])[0]
+    vals = cast(A._values_full(), typed.type, xp)
+    z = segment_reduce(vals, indptr[:-1][rows], typed.op, typed.type)
+    return Vector._from_sparse(A.nrows, typed.out_type, rows, result_array(z, len(rows),
+                                                                           typed.out_type))
+
+
+def reduce_scalar(A, op="plus", *, accum=None, initial=None):
+    """s = ⊕ of every entry of A (a Matrix, ``A.T`` or a Vector), as a NumPy scalar of ⊕'s
+    type; the identity when A has no entries. With ``accum``: accum(initial, s) in the type
+    of ``initial`` (the C API's GrB_reduce into an existing scalar)."""
+    A, _ = unwrap_transpose(A)
+    if not isinstance(A, (Matrix, Vector)):
+        raise InvalidValue(f"reduce_scalar needs a Matrix or a Vector, got {type(A).__name__}")
+    typed = reduce_op(op, A.dtype, require_monoid=True)
+    acc = None
+    if accum is not None:
+        s0, t0 = scalar_of(initial, "initial (the scalar accumulated into)")
+        acc = operators.accumulator(accum, t0, typed.type)
+    elif initial is not None:
+        raise InvalidValue("initial= is the scalar accum= accumulates into; pass accum= too")
+    s = _all_reduced(A, typed)
+    if acc is None:
+        return s
+    z = acc.op.numpy(np.asarray(cast_scalar(s0, acc.type)), np.asarray(cast_scalar(s, acc.type)))
+    return cast_scalar(z, t0)
+
+
+def _all_reduced(A, typed):
+    t = typed.type
+    if A.nvals == 0:
+        return typed.op.identity_of(t)
+    x = cast(A._values_full(), t, xp)
+    x = segment_reduce(x, xp.arange(0, len(x), SCALAR_CHUNK), typed.op, t)
+    fn = typed.op.numpy
+    with np.errstate(all="ignore"):
+        while len(x) > 1:  # combine neighbours: order kept, log depth
+            h = len(x) // 2
+            y = result_array(fn(x[0:2 * h:2], x[1:2 * h:2]), h, t)
+            x = xp.concatenate([y, x[2 * h:]])
+    return cast_scalar(backend.to_host(x)[0], t)
+
+
+# ---------------------------------------------------------------------- method forms
+def _method(flip):
+    def method(self, op="plus"):
+        A, view = unwrap_transpose(self)
+        check_kind(A, Matrix, "A")
+        typed = _vector_op(op, A.dtype)
+        w = Vector(typed.out_type, self.shape[1] if flip else self.shape[0])
+        return (reduce_columnwise if flip else reduce_rowwise)(w, self, op)
+
+    method.__doc__ = f"A new Vector: ⊕ over each {'column' if flip else 'row'} with entries."
+    return method
+
+
+def _reduce_scalar_method(self, op="plus", *, accum=None, initial=None):
+    """⊕ over every entry, as a NumPy scalar (the identity when there are none)."""
+    return reduce_scalar(self, op, accum=accum, initial=initial)
+
+
+for _cls in (Matrix, TransposedMatrix):
+    _cls.reduce_rowwise, _cls.reduce_columnwise = _method(False), _method(True)
+for _cls in (Matrix, Vector, TransposedMatrix):
+    _cls.reduce_scalar = _reduce_scalar_method
+Vector.reduce = _reduce_scalar_method  # python-graphblas's name for a Vector
+del _cls

@@ -1,0 +1,109 @@
+"""Keep the entries an index-unary operator accepts (GrB_select):
+
+    T = { A(i,j) : f(A(i,j), i, j, thunk) }      (f's result cast to BOOL, as the C API says)
+    then C⟨M, replace⟩ = accum(C, T).
+
+Select operators (semirings.indexunary): tril, triu, diag, offdiag (thunk k: the diagonal
+j - i = k), rowle, rowgt, colle, colgt, valueeq, valuene, valuegt, valuege, valuelt,
+valuele, and user-defined ones (``semirings.indexunary.indexunary_op``). For a Vector, i is
+the index and j = 0 (so ``tril`` with k keeps i >= -k), as in python-graphblas.
+T keeps A's type and values. Computation: one vectorised evaluation of f gives a keep flag
+per entry, then compaction (a dense Vector only clears bitmap bits).
+"""
+import numpy as np
+
+from .. import backend
+from ..descriptor import as_descriptor
+from ..errors import InvalidValue
+from ..matrix import Matrix
+from ..transposed import TransposedMatrix
+from ..types import BOOL, cast, cast_scalar
+from ..vector import Vector
+from ._common import output_args, unwrap_transpose
+from ._opargs import indexunary, scalar_of
+from .apply import _evaluate, _indices, _operand, _values_of, _zero
+from .writeback import write_back
+
+xp = backend.xp
+
+__all__ = ["select"]
+
+
+def select(C, A, op, thunk=None, *, mask=None, accum=None, desc=None):
+    """C⟨M⟩ = accum(C, select(A, f, thunk)): the entries of A where f(a, i, j, thunk) is true."""
+    d = as_descriptor(desc)
+    A = _operand(C, A, d)
+    typed, s = _plan(A.dtype, op, thunk)
+    mask, acc, d = output_args(C, mask, accum, d, A.dtype)
+    return write_back(C, _compute(A, typed, s), mask=mask, accum=acc, replace=d.replace)
+
+
+def _plan(a_type, op, thunk):
+    s, t = scalar_of(thunk, "thunk", default=False)
+    typed = indexunary(op, a_type, t)
+    return typed, cast_scalar(s, typed.type)
+
+
+def _compute(A, typed, s):
+    op = typed.op
+    if isinstance(A, Vector) and not A.has_sparse:  # dense form: clear bitmap bits
+        values, bitmap = A._dense_form()
+        i = xp.arange(A.size, dtype=np.int64) if op.reads_index else None
+        keep = _keep(typed, s, values, i, _zero() if op.reads_index else None, A.size)
+        return Vector._from_dense(A.size, A.dtype, values, bitmap & keep)
+    vals = _values_of(A)
+    if vals is None and not op.reads_index:  # f(iso value): keep everything or nothing
+        keep = _keep(typed, s, xp.asarray(A._iso), None, None, 1)
+        return A if bool(backend.to_scalar(keep[0])) else _empty_like(A)
+    x = A._values_full() if vals is None else vals
+    i, j = _indices(A) if op.reads_index else (None, None)
+    return _compact(A, xp.nonzero(_keep(typed, s, x, i, j, A.nvals))[0])
+
+
+def _keep(typed, s, x, i, j, n):
+    """f's result as a keep flag per entry (a non-BOOL result is cast: nonzero keeps)."""
+    return cast(_evaluate("index", typed, s, x, i, j, n), BOOL, xp)
+
+
+def _compact(A, kept):
+    """A's entries at positions ``kept`` (sorted), as a new object of A's type."""
+    if isinstance(A, Vector):
+        idx, vals = A._sparse()
+        return Vector._from_sparse(A.size, A.dtype, idx[kept],
+                                   None if vals is None else vals[kept], iso=A._iso)
+    rows = A._rows()[kept]
+    indptr = xp.searchsorted(rows, xp.arange(A.nrows + 1), side="left")
+    vals = None if A._values is None else A._values[kept]
+    return Matrix._from_csr(A.nrows, A.ncols, A.dtype, indptr, A._indices[kept], vals,
+                            iso=A._iso)
+
+
+def _empty_like(A):
+    return Vector(A.dtype, A.size) if isinstance(A, Vector) else Matrix(A.dtype, *A.shape)
+
+
+# ---------------------------------------------------------------------- method forms
+def _select_method(self, op, thunk=None):
+    """A new object of A's type: the entries where f(a, i, j, thunk) is true."""
+    A, _ = unwrap_transpose(self)
+    if not isinstance(A, (Matrix, Vector)):
+        raise InvalidValue(f"select needs a Matrix or a Vector, got {type(A).__name__}")
+    C = Vector(A.dtype, A.size) if isinstance(A, Vector) else Matrix(A.dtype, *self.shape)
+    return select(C, self, op, thunk)
+
+
+def _tril(self, k=0):
+    """The entries on and below diagonal k (j <= i + k)."""
+    return _select_method(self, "tril", k)
+
+
+def _triu(self, k=0):
+    """The entries on and above diagonal k (j >= i + k)."""
+    return _select_method(self, "triu", k)
+
+
+for _cls in (Matrix, Vector, TransposedMatrix):
+    _cls.select = _select_method
+for _cls in (Matrix, TransposedMatrix):
+    _cls.tril, _cls.triu = _tril, _triu
+del _cls

@@ -1,0 +1,171 @@
+"""reduce_rowwise / reduce_columnwise / reduce_scalar against python-graphblas
+(`w(M, accum, replace) << A.reduce_rowwise(monoid)`, `A.reduce_scalar(monoid,
+allow_empty=False)`), hand-checked fixtures and bad input. Float sums may be added in
+another order than SuiteSparse's: compared to rtol 1e-5 (FP32) / 1e-12 (FP64) plus an
+absolute tolerance for sums that cancel to nearly zero."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import grblas_gpu as gg
+from grblas_gpu import DimensionMismatch, DomainMismatch, InvalidValue
+from opcheck import TYPES, assert_raises_unchanged, gb_update, output_config, pair, transposed
+
+MONOIDS = ("plus", "times", "min", "max", "lor", "land", "bor")
+
+
+def _close(ours, ref):
+    """Same structure and type; values exact for BOOL/integers, close for floats."""
+    if hasattr(ref, "to_coo"):
+        r_idx, r_vals = ref.to_coo()
+        o_idx, o_vals = ours.to_coo()
+        np.testing.assert_array_equal(o_idx, r_idx)
+        assert ours.dtype.name == ref.dtype.name and ours.size == ref.size
+    else:
+        o_vals, r_vals = np.asarray(ours), np.asarray(ref)
+    if o_vals.dtype.kind == "f":
+        rtol = 1e-5 if o_vals.dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(o_vals, r_vals, rtol=rtol, atol=rtol * 100)
+    else:
+        np.testing.assert_array_equal(o_vals, r_vals)
+
+
+# ---------------------------------------------------------------------- fixtures
+def test_hand_checked():
+    A = gg.Matrix.from_coo([0, 0, 2, 2, 1], [1, 3, 0, 2, 0], [1, 5, 4, 3, -2], nrows=4, ncols=4,
+                           dtype="INT8")
+    assert [a.tolist() for a in A.reduce_rowwise().to_coo()] == [[0, 1, 2], [6, -2, 7]]
+    assert [a.tolist() for a in A.reduce_columnwise("max").to_coo()] == [[0, 1, 2, 3], [4, 1, 3, 5]]
+    assert A.T.reduce_rowwise("min").to_coo()[1].tolist() == [-2, 1, 3, 5]
+    assert A.reduce_rowwise().dtype == gg.INT8  # the monoid's type: no promotion
+    # a binary op without a monoid folds each row left to right (C API: reduce_BinaryOp)
+    assert A.reduce_rowwise("minus").to_coo()[1].tolist() == [-4, -2, 1]
+    assert A.reduce_scalar() == 11 and A.reduce_scalar().dtype == np.int8
+    assert A.reduce_scalar("max") == 5 and A.T.reduce_scalar("min") == -2
+    assert A.reduce_scalar(accum="plus", initial=1.5) == 12.5  # accum(initial, s), initial's type
+    assert gg.reduce_scalar(A, "times", accum="minus", initial=100) == 100 - 1 * 5 * 4 * 3 * -2
+
+
+def test_empty_gives_the_identity():
+    E = gg.Matrix("INT16", 3, 4)
+    assert E.reduce_scalar() == 0 and E.reduce_scalar("min") == np.iinfo(np.int16).max
+    assert E.reduce_scalar("times") == 1 and gg.Vector("FP32", 0).reduce_scalar("max") == -np.inf
+    assert E.reduce_rowwise().nvals == 0 and E.reduce_rowwise().size == 3
+    assert E.reduce_columnwise().size == 4
+
+
+def test_long_vector_scalar_reduction(rng):
+    # many chunks and tree levels; integers exact, order kept for first/second-like monoids
+    x = rng.integers(-100, 100, 100_003)
+    v = gg.Vector.from_coo(np.arange(len(x)), x)
+    assert v.reduce_scalar() == x.sum() and v.reduce_scalar("min") == x.min()
+    assert v.reduce_scalar("max") == x.max()
+    b = gg.Vector.from_coo(np.arange(len(x)), x > 98)
+    assert b.reduce_scalar("lor") == bool((x > 98).any()) and not b.reduce_scalar("land")
+
+
+# ---------------------------------------------------------------------- cross-checks
+def _run_rowwise(rng, columnwise):
+    import graphblas as gb
+
+    shape = (int(rng.integers(0, 9)), int(rng.integers(0, 9)))
+    ta, name = str(rng.choice(TYPES)), str(rng.choice(MONOIDS))
+    A, GA = pair(rng, shape, ta)
+    A, flag, GA = transposed(rng, A, GA)
+    op = name if rng.random() < 0.5 else getattr(gb.binary, name).name  # a binary op with a monoid
+    try:
+        gm = getattr(gb.monoid, name)
+        expr = GA.reduce_columnwise(gm) if columnwise else GA.reduce_rowwise(gm)
+        ref = expr.new()
+    except (KeyError, TypeError, AttributeError, gb.exceptions.DomainMismatch):
+        return
+    if not flag:
+        _close(A.reduce_columnwise(op) if columnwise else A.reduce_rowwise(op), ref)
+    w, gw, kw, gcfg = output_config(rng, (ref.size,), ctype=ref.dtype.name)
+    kw["desc"] = kw["desc"].with_(transpose_first=flag)
+    (gg.reduce_columnwise if columnwise else gg.reduce_rowwise)(w, A, op, **kw)
+    _close(w, gb_update(gw, gcfg, expr))
+
+
+@pytest.mark.parametrize("columnwise", [False, True], ids=["rowwise", "columnwise"])
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_rowwise_matches_python_graphblas(columnwise, seed):
+    _run_rowwise(np.random.default_rng(seed), columnwise)
+
+
+@pytest.mark.parametrize("vector", [False, True], ids=["matrix", "vector"])
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_scalar_matches_python_graphblas(vector, seed):
+    import graphblas as gb
+
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(0, 60)),) if vector else (int(rng.integers(0, 9)), int(rng.integers(0, 9)))
+    ta, name = str(rng.choice(TYPES)), str(rng.choice(MONOIDS))
+    A, GA = pair(rng, shape, ta)
+    try:
+        red = GA.reduce if vector else GA.reduce_scalar  # python-graphblas's Vector.reduce
+        ref = red(getattr(gb.monoid, name), allow_empty=False).new()
+    except (KeyError, TypeError, gb.exceptions.DomainMismatch):
+        return
+    s = A.reduce(name) if vector else A.reduce_scalar(name)
+    assert isinstance(s, np.generic) and s.dtype == ref.dtype.np_type
+    _close(s, ref.value)
+
+
+def test_aliasing_and_transposes(rng):
+    for _ in range(10):
+        A, GA = pair(rng, (6, 6), "INT64")
+        w, gw = pair(rng, (6,), "INT64")
+        gg.reduce_rowwise(w, A, "plus", mask=w.S, accum="times")  # w is also the mask
+        gw(mask=gw.S, accum=gg_binary("times")) << GA.reduce_rowwise(gg_monoid("plus"))
+        _close(w, gw)
+        # transpose_first and an A.T view cancel: rowwise again
+        gg.reduce_rowwise(w, A.T, "max", desc=gg.Descriptor(transpose_first=True))
+        gw << GA.reduce_rowwise(gg_monoid("max"))
+        _close(w, gw)
+
+
+def gg_binary(name):
+    import graphblas as gb
+
+    return getattr(gb.binary, name)
+
+
+def gg_monoid(name):
+    import graphblas as gb
+
+    return getattr(gb.monoid, name)
+
+
+# ---------------------------------------------------------------------- bad input
+def test_bad_input_raises_and_changes_nothing(rng):
+    import semirings
+
+    A, _ = pair(rng, (4, 5), "INT32", density=0.5)
+    w4, _ = pair(rng, (4,), "INT32", density=0.5)
+    w5, _ = pair(rng, (5,), "INT32", density=0.5)
+    B, _ = pair(rng, (4, 5), "BOOL", density=0.5)
+    objs = (A, w4, w5, B)
+    assert_raises_unchanged(DimensionMismatch, lambda: gg.reduce_rowwise(w5, A, "plus"), *objs)
+    assert_raises_unchanged(DimensionMismatch, lambda: gg.reduce_columnwise(w4, A, "plus"), *objs)
+    assert_raises_unchanged(DimensionMismatch, lambda: gg.reduce_rowwise(w4, A.T, "plus"), *objs)
+    assert_raises_unchanged(DimensionMismatch, lambda: gg.reduce_rowwise(w4, A, "plus", mask=w5),
+                            *objs)
+    assert_raises_unchanged(InvalidValue, lambda: gg.reduce_rowwise(A, A, "plus"), *objs)
+    assert_raises_unchanged(InvalidValue, lambda: gg.reduce_rowwise(w4, w4, "plus"), *objs)
+    assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_rowwise(w4, A, "min_plus"), *objs)
+    assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_rowwise(w4, A, semirings.unary.abs),
+                            *objs)
+    assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_rowwise(w4, A, "lt"), *objs)
+    assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_rowwise(w4, B, "plus"), *objs)
+    # to a scalar: only a monoid (a binary op without one has no identity for no entries)
+    assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_scalar(A, "minus"), *objs)
+    assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_scalar(A, semirings.binary.minus),
+                            *objs)
+    assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_scalar(A, "no_such_op"), *objs)
+    assert_raises_unchanged(InvalidValue, lambda: gg.reduce_scalar(A, "plus", accum="plus"), *objs)
+    assert_raises_unchanged(InvalidValue, lambda: gg.reduce_scalar(A, "plus", initial=3), *objs)
+    assert_raises_unchanged(InvalidValue, lambda: gg.reduce_scalar(w4.S, "plus"), *objs)
