@@ -1,0 +1,170 @@
+"""Graph algorithms on grblas_gpu: nvGRAPH's set, written in GraphBLAS.
+
+    srspmv(A, x, semiring, alpha, beta, y)        y = alpha ⊗ (A ⊕.⊗ x) ⊕ beta ⊗ y
+    bfs(A, source, undirected=, edge_mask=, alpha=, beta=)  -> (distances, predecessors)
+    sssp(A, source)                               (min, +) frontier Bellman-Ford
+    widest_path(A, source)                        (max, min)
+    pagerank(A, alpha, bookmark=, guess=, tolerance=, max_iter=)
+    triangle_count(A)                             C⟨L⟩ = L plus.pair Lᵀ, Σ C
+    spectral_clustering(A, n_clusters, n_eig_vects, algorithm, ...) -> (clustering, eig_vals,
+                                                                       eig_vects)
+    analyze_clustering(A, n_clusters, clustering, metric)
+    extract_subgraph_by_vertex(A, vertices), extract_subgraph_by_edge(A, edges)
+    convert_topology(src, edge_data, dst)         CSR / CSC / COO (sort tags)
+
+Each module opens with its formulation, cached properties, references and failure modes.
+Graphs are square Matrices, A(i, j) the edge i -> j. Results the nvGRAPH API returns as
+vertex data are dense backend arrays (NumPy or CuPy). ``algorithms.nvgraph`` mirrors the
+nvGRAPH C API over these functions; ``demo()`` runs everything on Zachary's karate club.
+"""
+import sys
+
+from . import topology
+from .bfs import bfs, bfs_advanced
+from .pagerank import pagerank, pagerank_advanced
+from .spectral import (BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG, EDGE_CUT, MODULARITY,
+                       MODULARITY_MAXIMIZATION, RATIO_CUT, analyze_clustering,
+                       spectral_clustering)
+from .srspmv import srspmv
+from .sssp import sssp
+from .subgraph import extract_subgraph_by_edge, extract_subgraph_by_vertex
+from .topology import (COOTopology, CSCTopology, CSRTopology, SORT_BY_DESTINATION,
+                       SORT_BY_SOURCE, UNSORTED, convert_topology)
+from .triangle_count import triangle_count
+from .widest_path import widest_path
+
+__all__ = [
+    "srspmv", "bfs", "bfs_advanced", "sssp", "widest_path", "pagerank", "pagerank_advanced",
+    "triangle_count", "spectral_clustering", "analyze_clustering",
+    "extract_subgraph_by_vertex", "extract_subgraph_by_edge", "convert_topology",
+    "CSRTopology", "CSCTopology", "COOTopology", "UNSORTED", "SORT_BY_SOURCE",
+    "SORT_BY_DESTINATION", "MODULARITY_MAXIMIZATION", "BALANCED_CUT_LANCZOS",
+    "BALANCED_CUT_LOBPCG", "MODULARITY", "EDGE_CUT", "RATIO_CUT", "demo", "CLI_ALGORITHMS",
+    "summarize", "topology", "sampling",
+]
+
+from . import sampling  # noqa: E402  (cuGraph-style sampling; its names join the package's)
+from .sampling import *  # noqa: E402,F401,F403
+
+__all__ += sampling.__all__
+
+
+# ------------------------------------------------------------------------------ CLI
+def _is_symmetric(A):
+    import grblas_gpu as gg
+
+    T = gg.Matrix(A.dtype, A.ncols, A.nrows)
+    # T = Aᵀ
+    gg.transpose(T, A)
+    return T.isequal(A)
+
+
+def _run_bfs(A, source=0, trace=None):
+    return bfs(A, source, undirected=_is_symmetric(A), trace=trace)
+
+
+def _run_triangles(A, source=0, trace=None):
+    return triangle_count(A)
+
+
+def _run_spectral(A, source=0, trace=None):
+    return spectral_clustering(A, 2, 2, MODULARITY_MAXIMIZATION, trace=trace)
+
+
+# name -> runner(A, source=, trace=), for ``grblas-gpu run ALGO GRAPH``
+CLI_ALGORITHMS = {
+    "bfs": _run_bfs,
+    "sssp": lambda A, source=0, trace=None: sssp(A, source, trace=trace),
+    "widest_path": lambda A, source=0, trace=None: widest_path(A, source, trace=trace),
+    "pagerank": lambda A, source=0, trace=None: pagerank(A, trace=trace),
+    "triangle_count": _run_triangles,
+    "spectral_clustering": _run_spectral,
+}
+
+
+def summarize(name, result):
+    """One or two lines describing an algorithm's result."""
+    import numpy as np
+
+    from grblas_gpu import backend
+
+    if name == "bfs":
+        dist, pred = (backend.to_host(a) for a in result)
+        reached = dist[dist != 2**31 - 1]
+        levels = np.bincount(reached) if reached.size else np.zeros(0, int)
+        return (f"reached {reached.size} of {dist.size} vertices, depth {len(levels) - 1}; "
+                f"vertices per level {levels.tolist()}")
+    if name in ("sssp", "widest_path"):
+        d = backend.to_host(result)
+        far = np.finfo(d.dtype).max
+        reached = d != (far if name == "sssp" else -far)
+        finite = reached & (np.abs(d) < far)            # the source's width is FLT_MAX
+        span = (f"; min {d[finite].min():.4g}, max {d[finite].max():.4g} over finite values"
+                if finite.any() else "")
+        return f"reached {int(reached.sum())} of {d.size} vertices{span}"
+    if name == "pagerank":
+        pr = backend.to_host(result)
+        top = np.argsort(-pr)[:5]
+        return "top 5: " + ", ".join(f"{int(i)}:{pr[i]:.4f}" for i in top)
+    if name == "triangle_count":
+        return f"{result} triangles"
+    if name == "spectral_clustering":
+        labels, vals, _ = result
+        sizes = np.bincount(backend.to_host(labels))
+        return (f"cluster sizes {sizes.tolist()}; eigenvalues "
+                + ", ".join(f"{v:.4f}" for v in backend.to_host(vals)))
+    return repr(result)
+
+
+# ------------------------------------------------------------------------------ demo
+def demo(file=sys.stdout):
+    """Run every algorithm on Zachary's karate club and print the results compactly."""
+    import numpy as np
+
+    import grblas_gpu as gg
+    from grblas_gpu import backend, generate
+    from semirings import indexunary
+
+    def out(label, text):
+        print(f"  {label:<22} {text}", file=file)
+
+    A = generate.karate()
+    n = A.nrows
+    rows, cols, _ = A.to_coo()
+    w = (1 + (rows + cols) % 5).astype(np.float32)      # a symmetric weight per friendship
+    W = gg.Matrix.from_coo(rows, cols, w, nrows=n, ncols=n)
+    print(f"karate club: {n} members, {A.nvals // 2} friendships; backend {backend.name}; "
+          "weights w(i, j) = 1 + (i + j) mod 5 where weighted", file=file)
+    out("bfs from 0", summarize("bfs", bfs(A, 0, undirected=True)))
+    d = backend.to_host(sssp(W, 0))
+    out("sssp from 0 (w)", f"farthest {int(d.argmax())} at {d.max():g}; "
+        f"distances {' '.join(f'{x:g}' for x in d[:10])} ...")
+    wp = backend.to_host(widest_path(W, 0))
+    out("widest path from 0", f"widths {' '.join(f'{x:g}' for x in wp[1:11])} ... "
+        "(source: FLT_MAX)")
+    out("pagerank (0.85)", summarize("pagerank", pagerank(A)))
+    out("triangles", f"{triangle_count(A)} (nvGRAPH lower-triangle input: "
+        f"{triangle_count(gg.select(gg.Matrix(A.dtype, n, n), A, indexunary.tril, -1))})")
+    x = gg.Vector.from_dense(backend.xp.ones(n, dtype=np.float32))
+    deg = backend.to_host(srspmv(A, x, "NVGRAPH_PLUS_TIMES_SR").to_dense())
+    out("srspmv plus_times 1", f"degrees: max {deg.max():g} (member {int(deg.argmax())}), "
+        f"sum {deg.sum():g}")
+    hops = backend.to_host(srspmv(A.dup(gg.FP32), x, "NVGRAPH_MIN_PLUS_SR").to_dense())
+    out("srspmv min_plus 1", f"min over neighbours of (1 + 1): {sorted(set(hops.tolist()))}")
+    Af = A.dup(gg.FP32)
+    for alg, metric in ((MODULARITY_MAXIMIZATION, MODULARITY), (BALANCED_CUT_LANCZOS, EDGE_CUT),
+                        (BALANCED_CUT_LOBPCG, RATIO_CUT)):
+        labels, vals, _ = spectral_clustering(Af, 2, 2, alg)
+        score = analyze_clustering(Af, 2, labels, metric)
+        sizes = np.bincount(backend.to_host(labels), minlength=2).tolist()
+        out(alg.replace("NVGRAPH_", "").lower(), f"sizes {sizes}, eigenvalues "
+            f"{', '.join(f'{v:.4f}' for v in backend.to_host(vals))}; "
+            f"{metric.replace('NVGRAPH_', '').lower()} {score:.4f}")
+    S = extract_subgraph_by_vertex(A, list(range(10)))
+    E = extract_subgraph_by_edge(A, list(range(0, A.nvals, 10)))
+    out("subgraphs", f"members 0..9 induce {S.nvals // 2} friendships; every 10th stored "
+        f"edge: {E.nvals} edges on {E.nrows} members")
+    csr, _ = topology.matrix_to_topology(A, CSRTopology)
+    coo, _ = convert_topology(csr, None, COOTopology(tag=SORT_BY_DESTINATION))
+    first = backend.to_host(coo.destination_indices[:6]).tolist()
+    out("convert CSR -> COO", f"{coo.nedges} edges sorted by destination: {first} ...")

@@ -1,0 +1,100 @@
+"""What the algorithm modules share: argument checks, the trace hook, value types, and the
+scalar-as-vector idiom that keeps reductions on the device.
+
+Device scalars. A reduction to a host scalar (``reduce_scalar``) is a device-to-host copy;
+inside an iteration only the one scalar the loop stops on may cross. Other scalars (a dot
+product, a norm) stay on the device as 1-entry Vectors:
+
+    s = u ⊕.⊗ 1        vxm with the n x 1 all-ones matrix J: s(0) = Σ u(i)
+    b = J ⊕.⊗ s        mxv with J: b(i) = s(0) for every i (a broadcast)
+
+so "u / ||u||" is three GraphBLAS calls and no transfer.
+"""
+import numpy as np
+
+import grblas_gpu as gg
+import semirings
+from grblas_gpu import backend
+from grblas_gpu.errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
+
+__all__ = ["check_square", "check_vertex", "emit", "float_type", "ones_column", "as_vector",
+           "sum_to_scalar_vector", "broadcast", "scale_by", "index_type", "REPLACE"]
+
+# Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
+REPLACE = gg.Descriptor(replace=True)
+
+
+def check_square(A, what="A"):
+    """The number of vertices of a square adjacency matrix (DimensionMismatch otherwise)."""
+    if not isinstance(A, gg.Matrix):
+        raise InvalidValue(f"{what} must be a grblas_gpu.Matrix, got {type(A).__name__}")
+    if A.nrows != A.ncols:
+        raise DimensionMismatch(f"{what} must be square (an adjacency matrix), got {A.shape}")
+    return A.nrows
+
+
+def check_vertex(v, n, what="source"):
+    try:
+        iv = int(v)
+    except (TypeError, ValueError):
+        raise InvalidValue(f"{what} must be a vertex number, got {v!r}") from None
+    if iv != v:
+        raise InvalidValue(f"{what} must be an integer, got {v!r}")
+    if not 0 <= iv < n:
+        raise IndexOutOfBounds(f"{what} {iv} is out of range [0, {n})")
+    return iv
+
+
+def emit(trace, **figures):
+    """Send one iteration's figures to the caller's trace callback (a no-op without one)."""
+    if trace is not None:
+        trace(figures)
+
+
+def float_type(A):
+    """The value type an algorithm computes in: A's own if FP32 or FP64, else FP64."""
+    return A.dtype if A.dtype in (gg.FP32, gg.FP64) else gg.FP64
+
+
+def index_type(n):
+    """INT32 for vertex ids while they fit (nvGRAPH's int), INT64 beyond."""
+    return gg.INT32 if n < 2**31 - 1 else gg.INT64
+
+
+def as_vector(x, n, dtype, what):
+    """A full Vector from a Vector, a backend array or a sequence of length n."""
+    if isinstance(x, gg.Vector):
+        if x.size != n:
+            raise DimensionMismatch(f"{what} has size {x.size}, expected {n}")
+        return x.dup(dtype)
+    a = backend.xp.asarray(x)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise DimensionMismatch(f"{what} must have length {n}, got shape {tuple(a.shape)}")
+    return gg.Vector.from_dense(a.astype(gg.lookup_dtype(dtype).np_type, copy=False))
+
+
+def ones_column(n, dtype):
+    """J: the n x 1 matrix of ones (iso), the reduce/broadcast device for 1-entry vectors."""
+    xp = backend.xp
+    return gg.Matrix.from_coo(xp.arange(n, dtype=np.int64), xp.zeros(n, dtype=np.int64),
+                              gg.lookup_dtype(dtype).np_type.type(1), nrows=n, ncols=1,
+                              dtype=dtype)
+
+
+def sum_to_scalar_vector(s, u, J):
+    """s(0) = Σ u(i), left on the device."""
+    # s = u +.* J
+    return gg.vxm(s, u, J, semirings.plus_times)
+
+
+def broadcast(b, s, J):
+    """b(i) = s(0) for every i."""
+    # b = J +.* s
+    return gg.mxv(b, J, s, semirings.plus_times)
+
+
+def scale_by(u, s, J, work):
+    """u(i) *= s(0) in place (``work``: a scratch Vector of u's size and type)."""
+    broadcast(work, s, J)
+    # u = u .* b
+    return gg.ewise_mult(u, u, work, semirings.binary.times)

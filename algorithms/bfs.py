@@ -1,0 +1,173 @@
+"""Breadth-first search with direction optimisation: levels and a BFS tree (nvGRAPH's traversal).
+
+Formulation (S: the pattern of A with masked edges removed; q: the frontier, whose value at
+vertex i is i itself; pi: parents, pi(source) = -1; v: levels):
+
+    push (top-down, q sparse):   q⟨¬pi.S, replace⟩ = q any.first S     (vxm: q(j) = some i→j)
+    pull (bottom-up, q dense):   q⟨¬pi.S, replace⟩ = Sᵀ any.second q   (mxv: each unvisited j
+                                                                        asks its in-neighbours)
+    pi⟨q.S⟩ = q,   v⟨q.S⟩ = level,   q(i) = i  (apply rowindex)
+
+With no positional multiply (secondi) in the catalog, the parent travels as the frontier's
+value: any.first (push) / any.second (pull) returns the value of some frontier neighbour,
+which is its own id. ANY lets the pull stop at the first frontier neighbour found.
+
+Direction (Beamer, Asanović, Patterson, SC 2012; nvGRAPH's bfs.cu state machine):
+    push -> pull  when  mf > mu / alpha     (mf: edges out of the frontier,
+                                             mu: edges not yet explored)
+    pull -> push  when  the frontier shrinks and nf < n / beta
+nvGRAPH's defaults are alpha = 15, beta = 18 (TRAVERSAL_DEFAULT_ALPHA / _BETA). Like nvGRAPH
+(which pulls only on undirected graphs) and LAGraph (which pulls only when G->AT exists),
+pull needs Sᵀ: the basic entry point has it for free when ``undirected`` (S is its own
+transpose); for a directed graph it runs push only unless the advanced entry point is given
+``AT``.
+
+Cached properties: the out-degree vector (for mf and mu), Sᵀ for pull. The basic entry point
+computes them; :func:`bfs_advanced` takes them as given.
+
+Results (nvGRAPH's): dense backend int32 arrays of length n; distances[source] = 0,
+2**31 - 1 where unreachable; predecessors[source] = -1, -1 where unreachable.
+
+Device reads: one scalar per level, the one the loop stops on: mf while pushing (no edges
+out of the frontier: nothing left to find), nf while pulling (empty frontier). A direction
+switch reads the other one (and mu when returning to push).
+
+References: Beamer et al., "Direction-Optimizing Breadth-First Search", SC 2012;
+LAGraph LG_BreadthFirstSearch_SSGrB.c; nvGRAPH 9.2 guide 2.28; Graph500 BFS validation.
+
+NOTE: ``undirected=True`` is a promise that A is symmetric (nvGRAPH's flag means the same);
+on an unsymmetric A the pull steps follow reversed edges. NOTE: an edge mask applies to each
+stored edge, so on an undirected graph (i, j) and (j, i) are masked separately, as in
+nvGRAPH. NOTE: the tree found is one of many valid ones; only levels are unique.
+"""
+import grblas_gpu as gg
+import semirings
+from semirings import indexunary
+from grblas_gpu import backend
+from grblas_gpu.errors import DimensionMismatch, InvalidValue
+
+from ._common import REPLACE, check_square, check_vertex, emit, index_type
+
+__all__ = ["bfs", "bfs_advanced", "DEFAULT_ALPHA", "DEFAULT_BETA", "UNREACHED"]
+
+# Beamer's thresholds with nvGRAPH's values (nvgraph bfs.hxx TRAVERSAL_DEFAULT_ALPHA/BETA):
+# pull once the frontier's edges exceed 1/alpha of the unexplored edges; push again once the
+# frontier is shrinking and holds fewer than n/beta vertices.
+DEFAULT_ALPHA = 15
+DEFAULT_BETA = 18
+UNREACHED = 2**31 - 1  # nvGRAPH's distance of an unreachable vertex
+
+
+def bfs(A, source, *, undirected=False, edge_mask=None, alpha=None, beta=None, trace=None):
+    """BFS from ``source`` along the stored edges of A (A(i, j): an edge i -> j).
+
+    Returns (distances, predecessors) as dense int32 backend arrays (see the module
+    docstring). ``edge_mask``: one value per stored edge in CSR order, 0 disabling the edge.
+    ``alpha``, ``beta``: the direction-optimisation thresholds (None: 15 and 18).
+    ``trace(dict)``: per level, {iteration, direction, frontier, edges, unexplored}."""
+    n = check_square(A)
+    source = check_vertex(source, n)
+    itype = index_type(n)
+    # S = pattern(A), without the masked edges
+    S = _pattern(A, edge_mask, itype)
+    deg = gg.Vector(gg.INT64, n)
+    # deg(i) = Σ_j S(i, j)   (out-degree)
+    gg.reduce_rowwise(deg, S, semirings.monoid.plus)
+    return bfs_advanced(S, source, AT=S if undirected else None, out_degree=deg,
+                        alpha=alpha, beta=beta, trace=trace)
+
+
+def bfs_advanced(S, source, *, AT, out_degree, alpha=None, beta=None, trace=None):
+    """BFS on a pattern S with its cached properties given: ``out_degree`` (INT64 Vector,
+    required) and ``AT`` (Sᵀ, or None for push only)."""
+    n = check_square(S, "S")
+    source = check_vertex(source, n)
+    if not isinstance(out_degree, gg.Vector) or out_degree.size != n:
+        raise InvalidValue("bfs_advanced: out_degree (a Vector of size n) is required")
+    if AT is not None and AT.shape != S.shape:
+        raise DimensionMismatch(f"bfs_advanced: AT has shape {AT.shape}, S has {S.shape}")
+    alpha = DEFAULT_ALPHA if alpha is None else alpha
+    beta = DEFAULT_BETA if beta is None else beta
+    if not (alpha > 0 and beta > 0):
+        raise InvalidValue(f"bfs: alpha and beta must be positive, got {alpha}, {beta}")
+    return _bfs(S, AT, out_degree, source, alpha, beta, trace)
+
+
+def _bfs(S, AT, deg, source, alpha, beta, trace):
+    n = S.nrows
+    itype = index_type(n)
+    pi = gg.Vector.from_coo([source], [-1], size=n, dtype=itype)
+    v = gg.Vector.from_coo([source], [0], size=n, dtype=itype)
+    q = gg.Vector.from_coo([source], [source], size=n, dtype=itype)
+    t = gg.Vector(gg.INT64, n)
+    any_first, any_second = semirings.any_first, semirings.any_second
+    push, growing, level = True, True, 0
+    mu = S.nvals                       # edges not yet explored
+    mf = _frontier_edges(t, q, deg)    # edges out of the frontier
+    nf = 1
+    while True:
+        level += 1
+        if AT is not None:             # Beamer's state machine (nvGRAPH bfs.cu)
+            if push and mf > mu / alpha:
+                push, nf = False, q.nvals
+            elif not push and not growing and nf < n / beta:
+                push = True
+                mf = _frontier_edges(t, q, deg)
+                # t⟨¬pi.S, replace⟩ = deg   (the edges of unvisited vertices)
+                gg.apply(t, deg, semirings.unary.identity, mask=~pi.S, desc=REPLACE)
+                # mu = Σ t + mf   (and the frontier's, about to be explored)
+                mu = int(gg.reduce_scalar(t, semirings.monoid.plus)) + mf
+        if push:
+            # q⟨¬pi.S, replace⟩ = q any.first S
+            gg.vxm(q, q, S, any_first, mask=~pi.S, desc=REPLACE)
+            mu -= mf
+        else:
+            # q⟨¬pi.S, replace⟩ = Sᵀ any.second q
+            gg.mxv(q, AT, q, any_second, mask=~pi.S, desc=REPLACE)
+        # pi⟨q.S⟩ = q   (pi += q: the frontier's values are the parents)
+        gg.apply(pi, q, semirings.unary.identity, accum=semirings.binary.second)
+        # v⟨q.S⟩ = level
+        gg.apply(v, q, semirings.binary.second, right=level, accum=semirings.binary.second)
+        # q(i) = i
+        gg.apply(q, q, indexunary.rowindex, thunk=0)
+        if push:                       # the one read: mf (0: nothing left to explore)
+            mf = _frontier_edges(t, q, deg)
+            done = mf == 0
+        else:                          # the one read: nf
+            nf, old = q.nvals, nf
+            growing, done = nf > old, nf == 0
+        if trace is not None:          # a trace may cost a read more: the frontier's size
+            emit(trace, iteration=level, direction="push" if push else "pull",
+                 frontier=nf if not push else q.nvals, edges=mf if push else None,
+                 unexplored=mu if push else None)
+        if done:
+            break
+    dist = v.to_dense(fill=UNREACHED, device=True)
+    pred = pi.to_dense(fill=-1, device=True)
+    return dist, pred
+
+
+def _frontier_edges(t, q, deg):
+    """mf = Σ deg(i) over the frontier (one device read)."""
+    # t⟨replace⟩ = q .second deg
+    gg.ewise_mult(t, q, deg, semirings.binary.second, desc=REPLACE)
+    # mf = Σ t
+    return int(gg.reduce_scalar(t, semirings.monoid.plus))
+
+
+def _pattern(A, edge_mask, itype):
+    """S(i, j) = 1 for each stored edge whose mask value is nonzero."""
+    n = A.nrows
+    S = gg.Matrix(itype, n, n)
+    if edge_mask is None:
+        # S = one(A)
+        return gg.apply(S, A, semirings.unary.one)
+    xp = backend.xp
+    m = xp.asarray(edge_mask)
+    if m.ndim != 1 or m.shape[0] != A.nvals:
+        raise DimensionMismatch(f"bfs: edge_mask must have one value per stored edge "
+                                f"({A.nvals}), got shape {tuple(m.shape)}")
+    indptr, indices, _ = A.to_csr(device=True)
+    M = gg.Matrix.from_csr(indptr, indices, m != 0, ncols=n)
+    # S = one(M), kept where M is true
+    return gg.apply(S, M, semirings.unary.one, mask=M.V)

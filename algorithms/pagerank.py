@@ -1,0 +1,223 @@
+"""PageRank by the power method, exactly as nvgraphPagerank computes it.
+
+nvGRAPH's input is the transition matrix P (P(i, j): the probability of stepping i -> j; each
+row sums to 1, or to 0 for a dangling vertex), stored in CSC, and a bookmark vector
+(bookmark(i) = 1 for a dangling vertex, else 0). With a(i) = bookmark(i) where it is nonzero
+and 1 - alpha elsewhere (nvGRAPH's update_dangling_nodes) and e/n the uniform vector, each
+iteration is (pagerank.cu, solve_it):
+
+    tmp = tmp / ||tmp||₂                                  (first iteration only)
+    pr  = alpha Pᵀ tmp + (a · tmp) e/n
+    pr  = pr / ||pr||₂
+    r   = ||pr - tmp||₂ ;  stop when r < tolerance, returning pr / ||pr||₁
+    tmp = pr
+
+In GraphBLAS the two products are fused into two vxm with fixed augmented matrices, so the
+rank-one term costs no reduction to the host:
+
+    G1 = [alpha P | a]            n x (n+1)      w  = tmp +.* G1  (w(n) = a · tmp)
+    G2 = [I ; e'/n]               (n+1) x n      pr = w +.* G2    (pr(i) = w(i) + w(n)/n)
+
+Norms stay on the device as 1-entry vectors (algorithms._common): s = (pr .* pr) +.* J,
+s = 1/sqrt(s), pr = pr .* (J +.* s). The one scalar read per iteration is r.
+
+Tiers: :func:`pagerank` (basic) builds P from an adjacency matrix (row-normalised by
+out-weight unless ``normalize=False``, which takes A as the transition matrix, as nvGRAPH
+does) and the bookmark (rows with no entries) when not given; :func:`pagerank_advanced`
+takes P, the bookmark and the guess as given.
+
+Parameters (nvGRAPH's rules): alpha in (0, 1) exclusive, else InvalidValue; tolerance 0 means
+1e-6, otherwise it must lie in (0, 1); max_iter <= 0 means 500; the guess must not be all
+zeros. At max_iter without convergence: NotConverged, its ``result`` the last iterate
+normalised by its 1-norm (what nvGRAPH leaves in the vertex set).
+
+Results: a dense backend array of the value type (A's if FP32/FP64, else FP64), summing to 1.
+
+References: Page, Brin, Motwani, Winograd (1999); nvGRAPH 9.2 guide 2.24 and its
+pagerank.cu; LAGraph LAGr_PageRank.c (which reads the dangling sum and the residual to the
+host each iteration; here only the residual).
+
+NOTE: the residual is the 2-norm of the change of the 2-normalised iterate; tolerances below
+~1e-6 may not be reachable in FP32 (the guide says so too).
+NOTE: with normalize=True a row whose weights sum to 0 but has entries gives inf/NaN;
+weights should be positive.
+"""
+import math
+
+import numpy as np
+
+import grblas_gpu as gg
+import semirings
+from grblas_gpu import backend
+from grblas_gpu.errors import InvalidValue, NotConverged
+
+from ._common import as_vector, check_square, emit, float_type, ones_column, scale_by
+
+__all__ = ["pagerank", "pagerank_advanced", "DEFAULT_TOLERANCE", "DEFAULT_MAX_ITER"]
+
+DEFAULT_TOLERANCE = 1e-6   # nvGRAPH: tolerance 0.0 means this
+DEFAULT_MAX_ITER = 500     # nvGRAPH: max_iter <= 0 means this
+
+
+def pagerank(A, alpha=0.85, *, bookmark=None, guess=None, tolerance=DEFAULT_TOLERANCE,
+             max_iter=DEFAULT_MAX_ITER, normalize=True, trace=None):
+    """PageRank of the graph A (A(i, j): an edge i -> j, its value a weight).
+
+    ``normalize``: divide each row by its sum (P = D⁻¹A); False takes A as the transition
+    matrix already (nvGRAPH). ``bookmark``: dangling flags (Vector or array), computed from the
+    rows of P with no entries when None. ``guess``: the starting vector (uniform 1/n when None).
+    ``trace(dict)``: per iteration, {iteration, residual}."""
+    n = check_square(A)
+    alpha, tolerance, max_iter = _check_parameters(alpha, tolerance, max_iter)
+    dt = float_type(A)
+    P = A.dup(dt)
+    if normalize:
+        r = gg.Vector(dt, n)
+        # r(i) = Σ_j P(i, j)   (out-weight)
+        gg.reduce_rowwise(r, P, semirings.monoid.plus)
+        # r = 1 ./ r
+        gg.apply(r, r, semirings.unary.minv)
+        # P = diag(r) +.* P
+        gg.mxm(P, _diag(r), P, semirings.plus_times)
+    if bookmark is None:
+        bm = _dangling(P, dt)
+    else:
+        bm = as_vector(bookmark, n, dt, "bookmark")
+    if guess is None:
+        g = gg.Vector(dt, n)
+        # g(:) = 1/n
+        gg.assign(g, 1.0 / n, gg.ALL)
+    else:
+        g = as_vector(guess, n, dt, "guess")
+    return pagerank_advanced(P, alpha, bm, g, tolerance=tolerance, max_iter=max_iter,
+                             trace=trace)
+
+
+def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=None):
+    """The power method on a transition matrix P with the bookmark and guess Vectors given
+    (both full, of P's type)."""
+    n = check_square(P, "P")
+    alpha, tolerance, max_iter = _check_parameters(alpha, tolerance, max_iter)
+    for v, what in ((bookmark, "bookmark"), (guess, "guess")):
+        if not isinstance(v, gg.Vector) or v.size != n:
+            raise InvalidValue(f"pagerank_advanced: {what} must be a Vector of size {n}")
+    # g = |guess| ;  max(g) must not be 0
+    g_abs = gg.apply(gg.Vector(guess.dtype, n), guess, semirings.unary.abs)
+    if guess.nvals == 0 or gg.reduce_scalar(g_abs, semirings.monoid.max) == 0:
+        raise InvalidValue("pagerank: the initial guess must not be the vector of 0s")
+    return _power_method(P, alpha, bookmark, guess.dup(), tolerance, max_iter, trace)
+
+
+def _power_method(P, alpha, bm, tmp, tol, max_iter, trace):
+    n, dt = P.nrows, float_type(P)
+    G1, G2 = _augmented(P, alpha, bm, dt)
+    J = ones_column(n, dt)
+    w, pr, diff, work = gg.Vector(dt, n + 1), gg.Vector(dt, n), gg.Vector(dt, n), gg.Vector(dt, n)
+    s = gg.Vector(dt, 1)
+    _normalize(tmp, 2, s, J, work)
+    for it in range(1, max_iter + 1):
+        # w = tmp +.* G1          (w(0:n) = alpha Pᵀ tmp, w(n) = a · tmp)
+        gg.vxm(w, tmp, G1, semirings.plus_times)
+        # pr = w +.* G2           (pr = alpha Pᵀ tmp + (a · tmp) e/n)
+        gg.vxm(pr, w, G2, semirings.plus_times)
+        _normalize(pr, 2, s, J, work)
+        # diff = pr - tmp
+        gg.ewise_union(diff, pr, 0, tmp, 0, semirings.binary.minus)
+        # diff = diff .* diff
+        gg.ewise_mult(diff, diff, diff, semirings.binary.times)
+        # r = sqrt(Σ diff)   (the one scalar read per iteration)
+        r = math.sqrt(max(float(gg.reduce_scalar(diff, semirings.monoid.plus)), 0.0))
+        emit(trace, iteration=it, residual=r)
+        if r < tol:
+            _normalize(pr, 1, s, J, work)
+            return pr.to_dense(device=True)
+        tmp, pr = pr, tmp
+    _normalize(tmp, 1, s, J, work)
+    raise NotConverged(f"pagerank: residual {r:.3g} >= tolerance {tol:g} after {max_iter} "
+                       "iterations", result=tmp.to_dense(device=True), iterations=max_iter)
+
+
+def _augmented(P, alpha, bm, dt):
+    """G1 = [alpha P | a] and G2 = [I ; e'/n] (see the module docstring)."""
+    n = P.nrows
+    a = gg.Vector(dt, n)
+    # a(:) = 1 - alpha
+    gg.assign(a, 1.0 - alpha, gg.ALL)
+    # a⟨bm.V⟩ = bm   (nvGRAPH's update_dangling_nodes: flagged vertices keep their flag)
+    gg.apply(a, bm, semirings.unary.identity, mask=bm.V)
+    aP = gg.Matrix(dt, n, n)
+    # aP = alpha .* P
+    gg.apply(aP, P, semirings.binary.times, left=alpha)
+    G1 = gg.Matrix(dt, n, n + 1)
+    # G1(:, 0:n) = aP
+    gg.assign(G1, aP, gg.ALL, slice(0, n))
+    # G1(:, n) = a
+    gg.assign(G1, a, gg.ALL, n)
+    xp = backend.xp
+    idx = xp.arange(n, dtype=np.int64)
+    rows = xp.concatenate([idx, xp.full(n, n, dtype=np.int64)])
+    vals = xp.concatenate([xp.ones(n, dtype=dt.np_type), xp.full(n, 1.0 / n, dtype=dt.np_type)])
+    G2 = gg.Matrix.from_coo(rows, xp.concatenate([idx, idx]), vals, nrows=n + 1, ncols=n,
+                            dtype=dt)
+    return G1, G2
+
+
+def _normalize(u, p, s, J, work):
+    """u = u / ||u||_p (p = 1 or 2), the norm kept on the device."""
+    if p == 2:
+        # work = u .* u
+        gg.ewise_mult(work, u, u, semirings.binary.times)
+    else:
+        # work = |u|
+        gg.apply(work, u, semirings.unary.abs)
+    # s = work +.* J
+    gg.vxm(s, work, J, semirings.plus_times)
+    if p == 2:
+        # s = sqrt(s)
+        gg.apply(s, s, semirings.unary.sqrt)
+    # s = 1 ./ s ;  u = u .* s
+    gg.apply(s, s, semirings.unary.minv)
+    scale_by(u, s, J, work)
+
+
+def _dangling(P, dt):
+    """bookmark(i) = 1 where row i of P has no entry, else 0."""
+    n = P.nrows
+    nonempty = gg.Vector(gg.BOOL, n)
+    # nonempty(i) = ∨_j one(P)(i, j)   (row i has an entry)
+    gg.reduce_rowwise(nonempty, _pattern(P), semirings.monoid.lor)
+    bm = gg.Vector(dt, n)
+    # bm(:) = 1
+    gg.assign(bm, 1.0, gg.ALL)
+    # bm⟨nonempty.S⟩ = 0
+    gg.assign(bm, 0.0, gg.ALL, mask=nonempty.S)
+    return bm
+
+
+def _pattern(P):
+    S = gg.Matrix(gg.BOOL, P.nrows, P.ncols)
+    # S = one(P)
+    return gg.apply(S, P, semirings.unary.one)
+
+
+def _diag(r):
+    """The diagonal matrix of a vector."""
+    if hasattr(gg.Matrix, "diag"):
+        return gg.Matrix.diag(r)
+    idx, vals = r.to_coo(device=True)
+    return gg.Matrix.from_coo(idx, idx, vals, nrows=r.size, ncols=r.size, dtype=r.dtype)
+
+
+def _check_parameters(alpha, tolerance, max_iter):
+    try:
+        alpha, tolerance, max_iter = float(alpha), float(tolerance), int(max_iter)
+    except (TypeError, ValueError):
+        raise InvalidValue("pagerank: alpha, tolerance and max_iter must be numbers") from None
+    if not 0.0 < alpha < 1.0:
+        raise InvalidValue(f"pagerank: alpha must lie in (0, 1), got {alpha}")
+    if tolerance == 0.0:
+        tolerance = DEFAULT_TOLERANCE
+    elif not 0.0 < tolerance < 1.0:
+        raise InvalidValue(f"pagerank: tolerance must be 0 (default) or lie in (0, 1), "
+                           f"got {tolerance}")
+    return alpha, tolerance, max_iter if max_iter > 0 else DEFAULT_MAX_ITER

@@ -1,0 +1,122 @@
+"""algorithms.pagerank against NetworkX and a dense NumPy copy of nvGRAPH's iteration:
+undirected and directed graphs with dangling vertices, weights, given bookmark and guess,
+FP32 / FP64, parameter rules, NotConverged, the one-scalar-per-iteration trace."""
+import networkx as nx
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import grblas_gpu as gg
+from algorithms import pagerank
+from conftest import LAGRAPH
+from grblas_gpu import backend, generate, io
+
+
+def host(a):
+    return backend.to_host(a)
+
+
+def to_nx(A):
+    rows, cols, vals = A.to_coo()
+    G = nx.DiGraph()
+    G.add_nodes_from(range(A.nrows))
+    G.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), vals.astype(float).tolist()))
+    return G
+
+
+def nvgraph_reference(A, alpha, guess=None, tol=1e-6, max_iter=500):
+    """Row-normalise, flag dangling rows, then nvGRAPH's solve_it loop in dense FP64."""
+    rows, cols, vals = A.to_coo()
+    D = sp.csr_matrix((vals.astype(float), (rows, cols)), shape=A.shape).toarray()
+    s = D.sum(axis=1)
+    P = np.divide(D, s[:, None], out=np.zeros_like(D), where=s[:, None] != 0)
+    n = A.nrows
+    a = np.where(s == 0, 1.0, 1 - alpha)
+    tmp = np.full(n, 1.0 / n) if guess is None else np.asarray(guess, float)
+    tmp = tmp / np.linalg.norm(tmp)
+    for _ in range(max_iter):
+        pr = alpha * (P.T @ tmp) + (a @ tmp) / n
+        pr /= np.linalg.norm(pr)
+        if np.linalg.norm(pr - tmp) < tol:
+            return pr / pr.sum()
+        tmp = pr
+    raise AssertionError("no convergence")
+
+
+def test_karate_against_networkx():
+    A = generate.karate()
+    pr = host(pagerank(A))
+    assert pr.dtype == np.float64 and abs(pr.sum() - 1) < 1e-12
+    ref = nx.pagerank(nx.karate_club_graph(), alpha=0.85, weight=None, tol=1e-12)
+    np.testing.assert_allclose(pr, [ref[i] for i in range(34)], rtol=1e-5)
+
+
+@pytest.mark.parametrize("alpha", [0.5, 0.85, 0.95])
+def test_directed_weighted_with_dangling(alpha):
+    A = generate.rmat(9, seed=4, symmetric=False, weighted=True, dtype=gg.FP64)
+    figures = []
+    pr = host(pagerank(A, alpha, trace=figures.append))
+    ref_nv = nvgraph_reference(A, alpha)
+    np.testing.assert_allclose(pr, ref_nv, rtol=1e-9, atol=1e-15)
+    ref = nx.pagerank(to_nx(A), alpha=alpha, tol=1e-13, max_iter=1000)
+    np.testing.assert_allclose(pr, [ref[i] for i in range(A.nrows)], rtol=1e-4)
+    assert all(set(f) == {"iteration", "residual"} for f in figures)
+    assert figures[-1]["residual"] < 1e-6 <= figures[-2]["residual"]
+
+
+def test_west0067_pattern_against_networkx():
+    A = io.read_mm(LAGRAPH / "west0067.mtx")
+    P = gg.apply(gg.Matrix(gg.FP64, *A.shape), A, "one")       # the pattern, weights 1
+    pr = host(pagerank(P))
+    ref = nx.pagerank(to_nx(P), alpha=0.85, tol=1e-13, max_iter=1000)
+    np.testing.assert_allclose(pr, [ref[i] for i in range(A.nrows)], rtol=1e-4)
+
+
+def test_fp32_graph_computes_in_fp32():
+    A = generate.rmat(8, seed=2, weighted=True, dtype=gg.FP32)
+    pr = host(pagerank(A, tolerance=1e-5))
+    assert pr.dtype == np.float32
+    np.testing.assert_allclose(pr, nvgraph_reference(A, 0.85, tol=1e-8), rtol=2e-3)
+
+
+def test_bookmark_and_guess_and_transition_matrix():
+    A = generate.rmat(8, seed=9, symmetric=False, weighted=True, dtype=gg.FP64)
+    rows, cols, vals = A.to_coo()
+    out = np.bincount(rows, weights=vals, minlength=A.nrows)
+    P = gg.Matrix.from_coo(rows, cols, vals / out[rows], nrows=A.nrows, ncols=A.ncols)
+    bookmark = (out == 0).astype(np.float64)
+    base = host(pagerank(A))
+    # nvGRAPH's input: the transition matrix as given, with its bookmark
+    same = host(pagerank(P, normalize=False, bookmark=backend.xp.asarray(bookmark)))
+    np.testing.assert_allclose(same, base, rtol=1e-9)
+    # a guess changes the path, not the answer
+    guess = np.random.default_rng(1).random(A.nrows)
+    np.testing.assert_allclose(host(pagerank(A, guess=gg.Vector.from_dense(guess))), base,
+                               rtol=1e-5)
+
+
+def test_parameter_rules():
+    A = generate.karate()
+    for alpha in (0.0, 1.0, -0.1, 1.5):
+        with pytest.raises(gg.InvalidValue):
+            pagerank(A, alpha)
+    with pytest.raises(gg.InvalidValue):
+        pagerank(A, tolerance=1.0)
+    with pytest.raises(gg.InvalidValue):
+        pagerank(A, guess=np.zeros(34))
+    with pytest.raises(gg.DimensionMismatch):
+        pagerank(A, bookmark=np.zeros(3))
+    # tolerance 0 and max_iter <= 0 mean the defaults (1e-6, 500)
+    figures = []
+    pagerank(A, tolerance=0, max_iter=-1, trace=figures.append)
+    assert figures[-1]["residual"] < 1e-6
+
+
+def test_not_converged_carries_the_last_iterate():
+    A = generate.karate()
+    with pytest.raises(gg.NotConverged) as e:
+        pagerank(A, 0.85, max_iter=3)
+    err = e.value
+    assert err.iterations == 3 and err.status == "NVGRAPH_STATUS_NOT_CONVERGED"
+    r = host(err.result)
+    assert r.shape == (34,) and abs(r.sum() - 1) < 1e-12

@@ -1,0 +1,65 @@
+"""algorithms.triangle_count against NetworkX: karate, R-MAT, LAGraph graphs; nvGRAPH's lower
+triangle, the full matrix and the upper triangle alike; both methods; self loops ignored."""
+import networkx as nx
+import numpy as np
+import pytest
+
+import grblas_gpu as gg
+from algorithms import triangle_count
+from algorithms.triangle_count import lower_triangle
+from conftest import LAGRAPH
+from grblas_gpu import generate, io
+
+
+def nx_triangles(A):
+    rows, cols, _ = A.to_coo()
+    G = nx.Graph()
+    G.add_nodes_from(range(A.nrows))
+    G.add_edges_from((u, v) for u, v in zip(rows.tolist(), cols.tolist()) if u != v)
+    return sum(nx.triangles(G).values()) // 3
+
+
+def triangles_of(A, k):
+    return gg.select(gg.Matrix(A.dtype, *A.shape), A, "tril" if k < 0 else "triu", k)
+
+
+def test_karate():
+    A = generate.karate()
+    assert triangle_count(A) == 45
+    assert triangle_count(triangles_of(A, -1)) == 45    # nvGRAPH's input
+    assert triangle_count(triangles_of(A, 1)) == 45     # the upper triangle
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("method", ["sandia_lut", "sandia_ll"])
+def test_rmat(seed, method):
+    A = generate.rmat(9, seed=seed)
+    assert triangle_count(A, method=method) == nx_triangles(A)
+
+
+def test_lagraph_graphs():
+    assert triangle_count(io.read_mm(LAGRAPH / "karate.mtx")) == 45
+    for name in ("bcsstk13.mtx", "jagmesh7.mtx"):
+        A = io.read_mm(LAGRAPH / name)            # symmetric; values (and signs) are ignored
+        expected = nx_triangles(A)
+        assert triangle_count(A) == expected
+        assert triangle_count(A, method="sandia_ll") == expected
+
+
+def test_self_loops_and_weights_are_ignored():
+    # a 4-clique (4 triangles) with self loops and arbitrary values
+    r, c = np.nonzero(np.ones((4, 4)))
+    A = gg.Matrix.from_coo(r, c, np.arange(16.0) - 5, nrows=5, ncols=5)
+    assert triangle_count(A) == 4
+    L = lower_triangle(A)
+    assert L.dtype == gg.INT64 and L.nvals == 6
+
+
+def test_no_triangles_and_bad_input():
+    assert triangle_count(gg.Matrix(gg.BOOL, 4, 4)) == 0
+    path = gg.Matrix.from_coo([1, 2], [0, 1], True, nrows=3, ncols=3)
+    assert triangle_count(path) == 0
+    with pytest.raises(gg.DimensionMismatch):
+        triangle_count(gg.Matrix(gg.BOOL, 2, 3))
+    with pytest.raises(gg.InvalidValue):
+        triangle_count(path, method="burkhardt")
