@@ -45,7 +45,11 @@ def _cmd_run(args):
         print(f"unknown algorithm {args.algo!r}; choose from {', '.join(sorted(algorithms.CLI_ALGORITHMS))}",
               file=sys.stderr)
         return 2
-    trace = (lambda fig: print("trace:", fig)) if args.trace else None
+    trace = None
+    if args.trace:
+        from .plot import format_record  # text only: does not import matplotlib
+
+        trace = lambda record: print(format_record(record))  # noqa: E731
     start = time.perf_counter()
     result = runner(A, source=args.source, trace=trace)
     elapsed = time.perf_counter() - start
