@@ -1,4 +1,4 @@
-"""The tutorial runs: every ```python block of docs/tutorial*.md and docs/tutorial/*.md.
+"""The docs run: every ```python block of README.md, docs/tutorial*.md and docs/tutorial/*.md.
 
 How it works
 ------------
@@ -50,8 +50,12 @@ MARKER = re.compile(r"^\s*<!--\s*test:\s*(.*?)\s*-->\s*$")
 
 
 def doc_files():
-    files = sorted(DOCS.glob("tutorial*.md")) + sorted((DOCS / "tutorial").glob("*.md"))
+    files = [REPO / "README.md"] + sorted(DOCS.glob("tutorial*.md")) + sorted((DOCS / "tutorial").glob("*.md"))
     return [f for f in files if f.is_file()]
+
+
+def _rel(path):
+    return path.relative_to(REPO).as_posix()
 
 
 class Block:
@@ -183,7 +187,7 @@ def _items():
     out = []
     for f in doc_files():
         for k, blk in enumerate(parse(f.read_text(encoding="utf-8"))):
-            rel = f.relative_to(DOCS).as_posix()
+            rel = _rel(f)
             out.append(pytest.param(f, k, id=f"{rel}:L{blk.line}"))
     return out
 
@@ -210,10 +214,10 @@ def test_block(path, index):
 
 # ----------------------------------------------------------------------------- static checks
 def test_tutorial_exists():
-    assert doc_files(), "no docs/tutorial*.md or docs/tutorial/*.md"
+    assert len(doc_files()) > 1, "no docs/tutorial*.md or docs/tutorial/*.md"
 
 
-@pytest.mark.parametrize("path", doc_files(), ids=lambda p: p.relative_to(DOCS).as_posix())
+@pytest.mark.parametrize("path", doc_files(), ids=_rel)
 def test_plot_blocks_are_marked(path):
     """A block that draws must be skippable without matplotlib."""
     for blk in parse(path.read_text(encoding="utf-8")):
@@ -227,7 +231,7 @@ IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]+)\)")
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s#]+\.md)(#[^)]*)?\)")
 
 
-@pytest.mark.parametrize("path", doc_files(), ids=lambda p: p.relative_to(DOCS).as_posix())
+@pytest.mark.parametrize("path", doc_files(), ids=_rel)
 def test_links_resolve(path):
     """Every embedded image is a committed PNG under docs/figures that make_figures.py
     produces, under 100 KB; every link to another .md file exists."""
