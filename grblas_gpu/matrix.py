@@ -144,6 +144,8 @@ class Matrix(MaskableMixin):
 
     @property
     def nvals(self):
+        if self._stage is not None and "nvals" in self._stage:
+            return self._stage["nvals"]  # a multi-stage FILL_NNZ result awaiting its buffers
         return int(len(self._indices))
 
     @property
@@ -313,6 +315,35 @@ class Matrix(MaskableMixin):
         if k < hi - lo and int(backend.to_scalar(row[k])) == j:
             return lo + k
         return None
+
+    # ------------------------------------------------------------------ caller buffers (oneMKL)
+    # Issue 3: the caller's arrays become (or receive) the storage; see grblas_gpu/_buffers.py.
+    def set_csr(self, indptr, indices=None, values=None, *, nrows=None, ncols=None, dtype=None):
+        """Adopt CSR arrays (shared, not copied, when they can be), or with ``indptr`` alone,
+        attach an offsets buffer for a multi-stage (FILL_NNZ / FILL_ENTRIES) operation."""
+        from . import _buffers
+
+        return _buffers.set_csr(self, indptr, indices, values, nrows=nrows, ncols=ncols,
+                                dtype=dtype)
+
+    def get_csr(self):
+        """(indptr, indices, values): the storage arrays themselves (backend arrays)."""
+        from . import _buffers
+
+        return _buffers.get_csr(self)
+
+    def set_csc(self, indptr, indices, values=None, *, nrows=None, ncols=None, dtype=None):
+        """Adopt CSC arrays: the CSR form is built, the arrays become the cached CSC form."""
+        from . import _buffers
+
+        return _buffers.set_csc(self, indptr, indices, values, nrows=nrows, ncols=ncols,
+                                dtype=dtype)
+
+    def get_csc(self):
+        """(colptr, rowidx, values) of the CSC form (built and cached on first use)."""
+        from . import _buffers
+
+        return _buffers.get_csc(self)
 
     # ------------------------------------------------------------------ whole-object
     def dup(self, dtype=None):

@@ -1,0 +1,258 @@
+"""Masked dot products: T⟨M⟩ = A ⊕.⊗ B computed only at the mask's entries.
+
+For each mask entry (i, j): T(i,j) = ⊕_k A(i,k) ⊗ B(k,j) over k ∈ A(i,:) ∩ B(:,j), an
+intersection of two sorted index lists (A's row i, B's column j). No entry when the
+intersection is empty. This is what triangle counting needs: C⟨L⟩ = L ⊕.⊗ Lᵀ with
+plus_pair, where B's columns are L's rows (no transpose is built).
+
+``dot(a_rows, b_cols, mi, mj, mult, mon)`` -> (present: bool per mask entry, values).
+
+NumPy: for each mask entry, walk the shorter of the two lists and look each index up in
+the longer one (one searchsorted over (segment, index) keys for all entries at once);
+fold the matches per entry with the monoid. Chunked by DOT_CHUNK lookups.
+
+CuPy: entries with short lists (|A(i,:)| + |B(:,j)| <= DOT_WARP_MIN) get a thread each
+that merges the two lists; the others get a warp each whose lanes take the shorter
+list's indices and binary-search the longer. Both stop early once the monoid's terminal
+value is reached (for ANY: at the first match). The kernels are compiled into the same
+module as the SpGEMM kernels (kernels.spgemm_cuda.module: one compilation per semiring,
+types and index types serves both).
+"""
+import numpy as np
+
+from .. import backend
+from ..types import cast
+from . import memory
+from .cuda_common import value_args
+from .segment import segment_reduce
+from .spgemm import expand
+
+xp = backend.xp
+
+__all__ = ["dot", "DOT_WARP_MIN", "DOT_CHUNK"]
+
+DOT_CHUNK = 1 << 22   # NumPy: index lookups per chunk
+DOT_WARP_MIN = 128    # CuPy: |A(i,:)| + |B(:,j)| above this gets a warp instead of a thread
+
+
+def dot(a, b, mi, mj, mult, mon):
+    """a: rows of A (Operand), b: columns of B (Operand, index = row of B); mi, mj: the mask
+    entries' rows and columns. Returns (present bool[len(mi)], values mon.type[len(mi)])."""
+    memory.require(len(mi) * (1 + mon.type.np_type.itemsize) * 2, "masked dot outputs")
+    if backend.is_gpu:
+        return _dot_cuda(a, b, mi, mj, mult, mon)
+    return _dot_numpy(a, b, mi, mj, mult, mon)
+
+
+# ------------------------------------------------------------------ NumPy
+def _segment_keys(op):
+    """Sorted int64 keys segment * span + index for every entry of op (None on overflow)."""
+    span = int(backend.to_scalar(op.idx.max())) + 1 if len(op.idx) else 1
+    if op.n * span >= 2**62:
+        return None, span
+    seg = np.repeat(np.arange(op.n, dtype=np.int64), np.diff(op.ptr))
+    return seg * span + op.idx.astype(np.int64), span
+
+
+def _find(op, keys, span, segs, targets):
+    """Position of targets[t] inside segment segs[t] of op, and whether it is there."""
+    if keys is not None:
+        want = segs * span + targets
+        pos = np.searchsorted(keys, want)
+        ok = (pos < len(keys)) & (targets < span)  # an index past span would alias the next segment
+        ok[ok] = keys[pos[ok]] == want[ok]
+        return np.minimum(pos, max(len(keys) - 1, 0)), ok
+    lo = op.ptr[segs].astype(np.int64)       # bisection: no key arithmetic that can overflow
+    hi = op.ptr[segs + 1].astype(np.int64)
+    while True:
+        active = lo < hi
+        if not active.any():
+            break
+        mid = (lo + hi) // 2
+        less = active & (op.idx[np.minimum(mid, len(op.idx) - 1)] < targets)
+        lo = np.where(less, mid + 1, lo)
+        hi = np.where(active & ~less, mid, hi)
+    ok = lo < op.ptr[segs + 1]
+    pos = np.minimum(lo, max(len(op.idx) - 1, 0))
+    ok[ok] = op.idx[pos[ok]] == targets[ok]
+    return pos, ok
+
+
+def _dot_numpy(a, b, mi, mj, mult, mon):
+    x, z = mult.type, mon.type
+    n = len(mi)
+    present = np.zeros(n, dtype=bool)
+    out = np.zeros(n, dtype=z.np_type)
+    if n == 0 or len(a.idx) == 0 or len(b.idx) == 0:
+        return present, out
+    mi, mj = mi.astype(np.int64), mj.astype(np.int64)
+    la, lb = a.lengths[mi].astype(np.int64), b.lengths[mj].astype(np.int64)
+    akeys, aspan = _segment_keys(a)
+    bkeys, bspan = _segment_keys(b)
+    short_a = la <= lb
+    for group, walk, other, okeys, ospan, wseg, oseg in (
+            (np.nonzero(short_a)[0], a, b, bkeys, bspan, mi, mj),
+            (np.nonzero(~short_a)[0], b, a, akeys, aspan, mj, mi)):
+        work = np.minimum(la, lb)[group]
+        cum = np.cumsum(work)
+        start = 0
+        while start < len(group):
+            base = cum[start - 1] if start else 0
+            stop = max(int(np.searchsorted(cum, base + DOT_CHUNK, side="right")), start + 1)
+            ents = group[start:stop]
+            start = stop
+            # walk the shorter list of each entry, look each index up in the longer one
+            rep, wpos = expand(walk.ptr[wseg[ents]], walk.lengths[wseg[ents]])
+            if len(wpos) == 0:
+                continue
+            opos, ok = _find(other, okeys, ospan, oseg[ents][rep], walk.idx[wpos].astype(np.int64))
+            rep, wpos, opos = rep[ok], wpos[ok], opos[ok]
+            if len(rep) == 0:
+                continue
+            apos, bpos = (wpos, opos) if walk is a else (opos, wpos)
+            prod = cast(np.asarray(mult.numpy(a.values_at(apos, x), b.values_at(bpos, x))), z, np)
+            prod = np.broadcast_to(prod, rep.shape).copy() if prod.ndim == 0 else prod
+            new = np.ones(len(rep), dtype=bool)
+            new[1:] = rep[1:] != rep[:-1]
+            starts = np.nonzero(new)[0]
+            hit = ents[rep[starts]]
+            out[hit] = segment_reduce(prod, starts, mon.op, z)
+            present[hit] = True
+    return present, out
+
+
+# ------------------------------------------------------------------ CuPy
+# Compiled into the same module as the SpGEMM kernels (kernels.spgemm_cuda.module); one
+# instance per mask index type.
+DOT_KERNELS = r"""
+#define HAS_TERMINAL ${HAS_TERMINAL}
+
+__device__ __forceinline__ bool at_terminal(Z acc, Z terminal) {
+#if ANY_MONOID
+    return true;
+#elif HAS_TERMINAL
+    return acc == terminal;
+#else
+    return false;
+#endif
+}
+
+// one thread per mask entry: merge the two sorted lists
+template <typename IM>
+__device__ void dot_thread(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
+        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
+        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
+        const IM* __restrict__ mi, const IM* __restrict__ mj, const long long* __restrict__ ents,
+        long long n, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    const long long e = ents[t];
+    long long pa = Ap[mi[e]], ea = Ap[mi[e] + 1], pb = Bp[mj[e]], eb = Bp[mj[e] + 1];
+    bool has = false;
+    Z acc = Z();
+    while (pa < ea && pb < eb) {
+        const long long ka = Aj[pa], kb = Bi[pb];
+        if (ka < kb) { ++pa; continue; }
+        if (kb < ka) { ++pb; continue; }
+        const Z v = mult_op(value_at(Ax, pa, am), value_at(Bx, pb, bm));
+        acc = has ? add_op(acc, v) : v;
+        has = true;
+        if (at_terminal(acc, terminal)) break;
+        ++pa; ++pb;
+    }
+    present[e] = has;
+    if (has) out[e] = acc;
+}
+
+// one warp per mask entry: lanes take the shorter list, binary-search the longer one
+template <typename IM>
+__device__ void dot_warp(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
+        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
+        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
+        const IM* __restrict__ mi, const IM* __restrict__ mj, const long long* __restrict__ ents,
+        long long n, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
+    const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (w >= n) return;
+    const long long e = ents[w];
+    const long long pa = Ap[mi[e]], ea = Ap[mi[e] + 1], pb = Bp[mj[e]], eb = Bp[mj[e] + 1];
+    const bool a_short = (ea - pa) <= (eb - pb);
+    bool has = false;
+    Z acc = Z();
+    const long long s0 = a_short ? pa : pb, s1 = a_short ? ea : eb;
+    const long long l0 = a_short ? pb : pa, l1 = a_short ? eb : ea;
+    for (long long base = s0; base < s1; base += 32) {
+        const long long s = base + lane;
+        if (s < s1) {
+            const long long k = a_short ? (long long)Aj[s] : (long long)Bi[s];
+            long long lo = l0, hi = l1;
+            while (lo < hi) {
+                const long long mid = (lo + hi) >> 1;
+                const long long km = a_short ? (long long)Bi[mid] : (long long)Aj[mid];
+                if (km < k) lo = mid + 1; else hi = mid;
+            }
+            const long long km = lo < l1 ? (a_short ? (long long)Bi[lo] : (long long)Aj[lo]) : -1;
+            if (km == k) {
+                const Z v = a_short ? mult_op(value_at(Ax, s, am), value_at(Bx, lo, bm))
+                                    : mult_op(value_at(Ax, lo, am), value_at(Bx, s, bm));
+                acc = has ? add_op(acc, v) : v;
+                has = true;
+            }
+        }
+        if (__any_sync(FULL_MASK, has && at_terminal(acc, terminal))) break;
+    }
+    for (int off = 16; off > 0; off >>= 1) {
+        const Z other = shfl_down_z(acc, off);
+        const int other_has = __shfl_down_sync(FULL_MASK, (int)has, off);
+        if (other_has) { acc = has ? add_op(acc, other) : other; has = true; }
+    }
+    if (lane == 0) {
+        present[e] = has;
+        if (has) out[e] = acc;
+    }
+}
+
+#define DOT_INSTANCES(IM, SUFFIX) \
+extern "C" __global__ void dot_thread_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
+        long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
+        const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
+    dot_thread<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); } \
+extern "C" __global__ void dot_warp_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
+        long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
+        const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
+    dot_warp<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); }
+DOT_INSTANCES(int, int32)
+DOT_INSTANCES(long long, int64)
+"""
+
+
+def _dot_cuda(a, b, mi, mj, mult, mon):
+    from .spgemm_cuda import module
+
+    x, z = mult.type, mon.type
+    n = len(mi)
+    present = xp.zeros(n, dtype=bool)
+    out = xp.zeros(n, dtype=z.np_type)
+    if n == 0 or len(a.idx) == 0 or len(b.idx) == 0:
+        return present, out
+    mod = module(mult, mon, a.ptr.dtype, b.ptr.dtype)
+    if mi.dtype != mj.dtype or np.dtype(mi.dtype).name not in ("int32", "int64"):
+        mi, mj = mi.astype(np.int64), mj.astype(np.int64)
+    suffix = np.dtype(mi.dtype).name
+    ax, am = value_args(a, x)
+    bx, bm = value_args(b, x)
+    terminal = mon.terminal if not getattr(mon.op, "all_terminal", False) else None
+    term = z.np_type.type(terminal if terminal is not None else 0)
+    work = a.lengths[mi].astype(np.int64) + b.lengths[mj].astype(np.int64)
+    heavy = work > DOT_WARP_MIN
+    for ents, per_entry, name in ((xp.nonzero(~heavy & (work > 0))[0], 1, "dot_thread"),
+                                  (xp.nonzero(heavy)[0], 32, "dot_warp")):
+        m = len(ents)
+        if m == 0:
+            continue
+        threads = 256
+        blocks = (m * per_entry + threads - 1) // threads
+        mod.get_function(f"{name}_{suffix}")((blocks,), (threads,), (
+            a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, mi, mj, ents.astype(np.int64),
+            np.int64(m), term, out, present))
+    return present, out

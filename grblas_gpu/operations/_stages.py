@@ -1,0 +1,111 @@
+"""oneMKL's multi-stage requests for a Matrix output.
+
+    FILL_NNZ      C.set_csr(indptr=rows_start) first; the operation computes its whole
+                  result R = (C⟨M, replace⟩ = accum(C, T)) aside, writes R's row offsets into
+                  rows_start and makes C.nvals report R's count. C's content is unchanged.
+    FILL_ENTRIES  C.set_csr(rows_start, col_indx, values) with buffers of that size first;
+                  the operation (same arguments) copies R's indices and values into them and
+                  C's content becomes R, stored in the caller's three arrays.
+
+Misuse raises InvalidValue and changes nothing: FILL_NNZ without an offsets buffer,
+FILL_ENTRIES without a FILL_NNZ before it or without entry buffers, buffers of the wrong
+size or type, offsets changed in between, or operands changed in between: a fingerprint of
+every operand (identity, shape, type, and a position-weighted checksum of its arrays, so
+in-place edits count) and of the operator arguments is kept at FILL_NNZ and compared.
+R is kept between the stages (memory: one copy of the result).
+"""
+import numpy as np
+
+from .. import backend
+from ..errors import InvalidValue
+from ..mask import Mask
+from ..matrix import Matrix
+from ..types import cast
+from ..vector import Vector
+from .writeback import write_back
+
+xp = backend.xp
+
+__all__ = ["fingerprint", "offsets_buffer", "fill_nnz", "check_entries", "fill_entries"]
+
+_VIEW = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _checksum(a):
+    if a is None or len(a) == 0:
+        return None if a is None else 0
+    ints = a.view(_VIEW[a.dtype.itemsize]).astype(np.int64)
+    weights = xp.arange(len(a), dtype=np.int64) % 1021 + 1
+    return int(backend.to_scalar((ints * weights).sum()))
+
+
+def _print_of(x):
+    if x is None:
+        return None
+    if isinstance(x, Mask):
+        return ("mask", x.structure, x.complement, _print_of(x.parent))
+    if isinstance(x, Matrix):
+        return ("matrix", id(x), x.shape, x.dtype.name, len(x._indices), repr(x._iso),
+                _checksum(x._indptr), _checksum(x._indices), _checksum(x._values))
+    if isinstance(x, Vector):  # its content, not nvals (which a pending stage redefines)
+        idx, vals = x._sparse()
+        return ("vector", id(x), x.size, x.dtype.name, repr(x._iso), _checksum(idx),
+                _checksum(vals))
+    return ("other", id(x), getattr(x, "shape", None), getattr(x, "nvals", None))
+
+
+def fingerprint(operands, params):
+    """What must not change between FILL_NNZ and FILL_ENTRIES."""
+    return (repr(params), tuple(_print_of(o) for o in operands))
+
+
+def offsets_buffer(C):
+    """The offsets buffer attached with C.set_csr(indptr=...), or InvalidValue."""
+    stage = C._stage
+    if stage is None or "indptr" not in stage:
+        raise InvalidValue("FILL_NNZ needs the output's row offsets buffer: call "
+                           "C.set_csr(indptr=buffer) (length nrows+1) first")
+    return stage["indptr"]
+
+
+def fill_nnz(C, T, fp, *, mask, accum, replace, t_is_masked):
+    """Stage 1: compute R aside, write its offsets into the caller's buffer."""
+    buf = offsets_buffer(C)
+    shadow = Matrix._from_csr(*C.shape, C.dtype, C._indptr, C._indices, C._values, C._iso)
+    R = write_back(shadow, T, mask=mask, accum=accum, replace=replace, t_is_masked=t_is_masked)
+    if len(R._indices) > np.iinfo(buf.dtype).max:
+        raise InvalidValue(f"the result has {len(R._indices)} entries: too many for "
+                           f"{buf.dtype} offsets; attach an int64 buffer")
+    buf[...] = R._indptr.astype(buf.dtype)
+    C._stage = {"indptr": buf, "result": R, "nvals": int(len(R._indices)), "fingerprint": fp}
+    return C
+
+
+def check_entries(C, fp):
+    """Stage 2's preconditions, all checked before anything is written."""
+    stage = C._stage
+    if stage is None or "result" not in stage:
+        raise InvalidValue("FILL_ENTRIES needs a FILL_NNZ on this output first")
+    if "indices" not in stage:
+        raise InvalidValue("FILL_ENTRIES needs the entry buffers: call "
+                           "C.set_csr(indptr, indices, values) with arrays of C.nvals entries")
+    if stage["fingerprint"] != fp:
+        raise InvalidValue("the operands or arguments changed between FILL_NNZ and FILL_ENTRIES")
+    R = stage["result"]
+    n = stage["nvals"]
+    if len(stage["indices"]) != n or len(stage["values"]) != n:
+        raise InvalidValue(f"the entry buffers must have {n} entries")
+    if not bool(backend.to_scalar((stage["indptr"] == R._indptr).all())):
+        raise InvalidValue("the row offsets buffer changed between FILL_NNZ and FILL_ENTRIES")
+
+
+def fill_entries(C, fp):
+    """Stage 2: copy R into the caller's buffers; C's storage becomes those three arrays."""
+    check_entries(C, fp)
+    stage = C._stage
+    R, ind, val = stage["result"], stage["indices"], stage["values"]
+    ind[...] = R._indices.astype(ind.dtype)
+    val[...] = cast(R._values_full(), C.dtype, xp)
+    C._set(R.nrows, R.ncols, C.dtype, stage["indptr"], ind, val, None)
+    C._stage = None
+    return C

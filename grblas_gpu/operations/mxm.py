@@ -1,0 +1,251 @@
+"""mxm: C⟨M, replace⟩ = accum(C, A ⊕.⊗ B), as GrB_mxm (C API 2.x) and oneMKL's mkl_graph_mxm.
+
+    A' = A or Aᵀ, B' = B or Bᵀ       (descriptor transpose fields, or A.T / B.T views)
+    A', B' structure-only on request  (every value taken as 1)
+    T(i,j) = ⊕_k A'(i,k) ⊗ B'(k,j)    over the k where both have an entry; A' and B' cast to
+                                      the semiring's input type, T in the monoid's type
+    C⟨M, replace⟩ = accum(C, T)        operations.writeback.write_back
+
+Methods (``method=``, oneMKL's names):
+    DOT        T⟨M⟩ by masked dot products: only the mask's entries are computed, each the
+               intersection of A'(i,:) and B'(:,j) (kernels.masked_dot). Needs a mask that is
+               not complemented; otherwise it raises NotSupported (oneMKL's status for an
+               unsupported combination): an explicit method is never silently replaced.
+    GUSTAVSON  row-wise saxpy; heavy rows in dense accumulators (kernels.spgemm).
+    HASH       row-wise saxpy; heavy rows in hash tables.
+    AUTO       :func:`choose_method`.
+All methods give the same T (ANY: the same structure; values may be any candidate).
+
+Requests (``request=``): COMPUTE_ALL, or FILL_NNZ then FILL_ENTRIES (operations._stages).
+
+Memory: the products per row (flops) are counted before anything is allocated, the exact
+output size after the symbolic phase; a product that cannot fit raises AllocFailed, as do
+the allocator's own failures, and C is left unchanged.
+
+Known limits: keep_mask_structure (oneMKL) adds an explicit zero at every mask entry where
+T has none; it applies only with a mask that is not complemented (ignored otherwise).
+"""
+import logging
+
+import numpy as np
+
+from .. import backend, operators
+from .._validate import index_dtype
+from ..descriptor import Method, Request, _enum_of
+from ..errors import DimensionMismatch, NotSupported
+from ..kernels import masked_dot, memory
+from ..kernels.spgemm import Operand, row_flops, spgemm
+from ..matrix import Matrix
+from ..types import cast, cast_scalar
+from ..vector import Vector
+from . import _stages
+from ._common import check_kind, check_output_shape, output_args, unwrap_transpose
+from .writeback import write_back
+
+xp = backend.xp
+log = logging.getLogger("grblas_gpu.mxm")
+
+__all__ = ["mxm"]
+
+# ---- AUTO's choice (choose_method)
+# DOT when its work, Σ over allowed mask entries (i,j) of min(|A'(i,:)|, |B'(:,j)|) (each
+# index of the shorter list looked up in the longer), is at most DOT_WORK_RATIO times the
+# saxpy flops Σ_i flops(i): a lookup and a product folded into a hash table cost about the
+# same, and saxpy also writes (then discards) every entry of T outside the mask.
+DOT_WORK_RATIO = 1.0
+# A row is heavy when it may have more entries than the largest shared-memory table holds
+# (kernels.spgemm_cuda.SHARED_BINS: 2048 slots at load 1/2).
+HEAVY_ROW = 1024
+# GUSTAVSON scans a dense accumulator of ncols per heavy row: worth it when the heavy rows
+# fill at least this fraction of it on average; HASH otherwise.
+GUSTAVSON_MIN_FILL = 1 / 16
+
+last_plan = {}  # the last call's choice and estimates (for tracing and benchmarks)
+trace = None    # optional callable(operation: str, plan: dict), as operations.mxv.trace
+
+
+def mxm(C, A, B, semiring="plus_times", *, mask=None, accum=None, desc=None,
+        request=Request.COMPUTE_ALL, method=Method.AUTO):
+    """C⟨mask, replace⟩ = accum(C, A' ⊕.⊗ B'). Writes into C and returns it."""
+    # ---- validate everything before changing anything
+    check_kind(C, Matrix, "output C")
+    A, ta = unwrap_transpose(A)
+    B, tb = unwrap_transpose(B)
+    check_kind(A, Matrix, "A")
+    check_kind(B, Matrix, "B")
+    request, method = _enum_of(Request, request), _enum_of(Method, method)
+    typed = operators.semiring(semiring, A.dtype, B.dtype)
+    mask, acc, desc = output_args(C, mask, accum, desc, typed.monoid.type)
+    ta, tb = ta != desc.transpose_first, tb != desc.transpose_second
+    m, k1 = (A.ncols, A.nrows) if ta else A.shape
+    k2, n = (B.ncols, B.nrows) if tb else B.shape
+    if k1 != k2:
+        raise DimensionMismatch(f"inner dimensions differ: A' is {m}x{k1}, B' is {k2}x{n}")
+    check_output_shape(C, (m, n))
+    usable_mask = mask is not None and not mask.complement
+    if method is Method.DOT and not usable_mask:
+        raise NotSupported("Method.DOT computes only the entries of a mask: it needs a mask "
+                           "that is not complemented (use AUTO, GUSTAVSON or HASH)")
+    fp = None
+    if request is not Request.COMPUTE_ALL:
+        fp = _stages.fingerprint((C, A, B, mask), (typed, acc, desc, ta, tb))
+        if request is Request.FILL_ENTRIES:
+            with memory.oom_guard("mxm FILL_ENTRIES"):
+                return _stages.fill_entries(C, fp)
+        _stages.offsets_buffer(C)
+
+    # ---- compute T
+    with memory.oom_guard("mxm"):
+        T, t_is_masked = _product(A, ta, B, tb, typed, mask if usable_mask else None, desc,
+                                  method, (m, n))
+        if request is Request.FILL_NNZ:
+            return _stages.fill_nnz(C, T, fp, mask=mask, accum=acc, replace=desc.replace,
+                                    t_is_masked=t_is_masked)
+        return write_back(C, T, mask=mask, accum=acc, replace=desc.replace,
+                          t_is_masked=t_is_masked)
+
+
+# ---------------------------------------------------------------- the product
+def _product(A, ta, B, tb, typed, mask, desc, method, shape):
+    """(T, t_is_masked). mask: an allowed (not complemented) mask or None."""
+    mult, mon = typed.multiply, typed.monoid
+    x = mult.type
+    a = _operand(A, ta, desc.structure_first, x)            # rows of A'
+    b_len = _lengths(B, tb)                                  # |B'(k,:)|
+    flops = row_flops(a, b_len)
+    entries = _mask_entries(mask) if mask is not None else None
+    chosen, plan = choose_method(method, a, B, tb, flops, entries, shape[1])
+    last_plan.clear()
+    last_plan.update(plan, method=chosen.name)
+    log.debug("mxm %s: %s", typed, last_plan)
+    if trace is not None:
+        trace("mxm", dict(last_plan))
+    keep = desc.keep_mask_structure and mask is not None
+    if chosen is Method.DOT:
+        mi, mj = entries
+        bcols = _operand(B, not tb, desc.structure_second, x)   # columns of B'
+        present, vals = masked_dot.dot(a, bcols, mi, mj, mult, mon)
+        if keep:
+            vals = xp.where(present, vals, mon.type.np_type.type(0))
+            present = xp.ones(len(mi), dtype=bool)
+        return _from_entries(shape, mon.type, mi[present], mj[present], vals[present]), True
+    b = _operand(B, tb, desc.structure_second, x)            # rows of B'
+    indptr, idx, vals = spgemm(a, b, shape[1], mult, mon, method=chosen.name.lower(),
+                               flops=flops)
+    T = Matrix._from_csr(*shape, mon.type, indptr, idx, vals)
+    if keep:
+        return _with_mask_structure(T, entries, mon.type), True
+    return T, False
+
+
+def choose_method(method, a, B, tb, flops, entries, ncols):
+    """(Method, plan dict). AUTO: DOT when a usable mask makes the dot work cheap (see
+    DOT_WORK_RATIO), else GUSTAVSON when the heavy rows fill their dense accumulators well
+    enough (GUSTAVSON_MIN_FILL), else HASH."""
+    total = int(backend.to_scalar(flops.sum())) if len(flops) else 0
+    plan = {"flops": total}
+    if entries is not None:
+        mi, mj = entries
+        work = int(backend.to_scalar(xp.minimum(a.lengths[mi], _lengths(B, not tb)[mj])
+                                     .astype(np.int64).sum())) if len(mi) else 0
+        plan.update(mask_entries=int(len(mi)), dot_work=work)
+        if method is Method.AUTO and work <= DOT_WORK_RATIO * total:
+            return Method.DOT, plan
+    if method is not Method.AUTO:
+        return method, plan
+    u = xp.minimum(flops, ncols)
+    heavy = u[u > HEAVY_ROW]
+    plan["heavy_rows"] = int(len(heavy))
+    if len(heavy) and float(backend.to_scalar(heavy.mean())) >= GUSTAVSON_MIN_FILL * ncols:
+        return Method.GUSTAVSON, plan
+    return Method.HASH, plan
+
+
+# ---------------------------------------------------------------- operands
+def _operand(M, transpose, structure, x):
+    """Rows of M (or of Mᵀ: M's cached CSC) with values cast to x; iso when structure-only."""
+    if transpose:
+        ptr, idx, eid = M._csc()
+        vals = None if M._values is None else M._values[eid]
+    else:
+        ptr, idx, vals = M._csr()
+    if structure:
+        vals, iso = None, 1
+    else:
+        iso = M._iso if vals is None else 0
+    vals = None if vals is None else cast(vals, x, xp)
+    return Operand(ptr, idx, vals, cast_scalar(iso, x), len(ptr) - 1)
+
+
+def _lengths(M, transpose):
+    """Entries per row of M (transpose=False) or per column (True), without building CSC."""
+    if not transpose:
+        return M._indptr[1:] - M._indptr[:-1]
+    if "csc" in M._cache:
+        colptr = M._csc()[0]
+        return colptr[1:] - colptr[:-1]
+    return xp.bincount(M._indices, minlength=M.ncols)
+
+
+def _mask_entries(mask):
+    """(rows, cols) of the entries a (not complemented) mask allows, in row-major order."""
+    M = mask.parent
+    rows, cols = M._rows(), M._indices
+    if mask.structure:
+        return rows, cols
+    if M._values is None:
+        return (rows, cols) if bool(M._iso) else (rows[:0], cols[:0])
+    keep = M._values != 0
+    return rows[keep], cols[keep]
+
+
+def _from_entries(shape, dtype, rows, cols, vals):
+    itype = index_dtype(shape[0], shape[1], len(cols))
+    indptr = xp.searchsorted(rows, xp.arange(shape[0] + 1), side="left").astype(itype)
+    return Matrix._from_csr(*shape, dtype, indptr, cols, vals)
+
+
+def _with_mask_structure(T, entries, z):
+    """T restricted to the mask's entries, with an explicit 0 where T has none there."""
+    mi, mj = (e.astype(np.int64) for e in entries)
+    n = T.ncols
+    tkeys = T._rows().astype(np.int64) * n + T._indices.astype(np.int64)
+    mkeys = mi * n + mj
+    pos = xp.minimum(xp.searchsorted(tkeys, mkeys), max(len(tkeys) - 1, 0))
+    hit = (tkeys[pos] == mkeys) if len(tkeys) else xp.zeros(len(mkeys), dtype=bool)
+    vals = xp.where(hit, T._values_full()[pos] if len(tkeys) else 0, z.np_type.type(0))
+    return _from_entries(T.shape, z, mi, mj, vals.astype(z.np_type))
+
+
+# ---------------------------------------------------------------- method forms
+def _mxm_method(self, other, semiring="plus_times", *, mask=None, accum=None, desc=None,
+                method=Method.AUTO):
+    """A.mxm(B, semiring): a new Matrix T = A ⊕.⊗ B in the semiring's output type."""
+    A, ta = unwrap_transpose(self)
+    B, tb = unwrap_transpose(other)
+    check_kind(B, Matrix, "B")
+    typed = operators.semiring(semiring, A.dtype, B.dtype)
+    from ..descriptor import as_descriptor
+
+    d = as_descriptor(desc)
+    m = A.ncols if ta != d.transpose_first else A.nrows
+    n = B.nrows if tb != d.transpose_second else B.ncols
+    C = Matrix(typed.monoid.type, m, n)
+    return mxm(C, self, other, semiring, mask=mask, accum=accum, desc=desc, method=method)
+
+
+def _matmul(self, other):
+    """A @ B = A.mxm(B, plus_times); A @ u goes to mxv (operations.mxv)."""
+    if isinstance(other, Vector):
+        from .mxv import mxv  # the function: the package's name mxv is the function too
+
+        typed = operators.semiring("plus_times", self.dtype, other.dtype)
+        w = Vector(typed.monoid.type, self.nrows)
+        return mxv(w, self, other, "plus_times")
+    if isinstance(other, Matrix) or type(other).__name__ == "TransposedMatrix":
+        return _mxm_method(self, other, "plus_times")
+    return NotImplemented
+
+
+Matrix.mxm = _mxm_method
+Matrix.__matmul__ = _matmul
