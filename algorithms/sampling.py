@@ -48,7 +48,8 @@ from grblas_gpu import INT64, Matrix, Vector, backend
 from grblas_gpu.errors import DimensionMismatch, InvalidValue
 from grblas_gpu.kernels import sampling as rk
 
-from .sampling_common import check_offsets, check_range, int_array, per_edge, scalar, seed_of
+from .sampling_common import (check_offsets, check_range, int_array, per_edge, scalar, seed_of,
+                              whole_number)
 
 xp = backend.xp
 
@@ -150,7 +151,7 @@ def _request(A, starting_vertices, fan_out, num_edge_types, *, biases, weights, 
     n, nvals = A.nrows, A.nvals
     seeds = int_array(starting_vertices, "starting_vertices")
     check_range(seeds, 0, n, "starting vertex")
-    ntypes = _positive_int(num_edge_types, "num_edge_types")
+    ntypes = whole_number(num_edge_types, "num_edge_types", 1)
     fan = _fan_out(fan_out, ntypes)
     biases = per_edge(biases, nvals, "biases", numeric=True)
     if biases is not None and biases.size and not bool(scalar(
@@ -175,16 +176,6 @@ def _request(A, starting_vertices, fan_out, num_edge_types, *, biases, weights, 
         raise InvalidValue(f"prior_sources_behavior must be one of {_BEHAVIORS}, got {behavior!r}")
     return _Request(A, n, seeds, fan, ntypes, biases, weights, edge_ids, edge_types, typed,
                     labels, behavior.lower(), seed_of(seed))
-
-
-def _positive_int(x, what):
-    try:
-        v = int(x)
-    except (TypeError, ValueError):
-        raise InvalidValue(f"{what} must be an integer, got {x!r}") from None
-    if v != x or v < 1:
-        raise InvalidValue(f"{what} must be a positive integer, got {x!r}")
-    return v
 
 
 def _fan_out(fan_out, ntypes):

@@ -10,7 +10,7 @@ from grblas_gpu.errors import InvalidValue, NotSupported
 
 xp = backend.xp
 
-__all__ = ["int_array", "check_range", "check_offsets", "per_edge", "seed_of", "lexorder",
+__all__ = ["int_array", "check_range", "check_offsets", "per_edge", "seed_of", "whole_number", "lexorder",
            "run_starts", "group_offsets", "scalar"]
 
 
@@ -64,17 +64,22 @@ def per_edge(a, n, what, *, numeric=False):
     return arr
 
 
+def whole_number(x, what, minimum):
+    """``x`` as an int, refusing non-integers and values below ``minimum`` (InvalidValue)."""
+    try:
+        v = int(x)
+    except (TypeError, ValueError):
+        raise InvalidValue(f"{what} must be an integer, got {x!r}") from None
+    if v != x or v < minimum:
+        raise InvalidValue(f"{what} must be an integer >= {minimum}, got {x!r}")
+    return v
+
+
 def seed_of(seed):
     """A non-negative int seed; a fresh one from the OS when ``seed`` is None."""
     if seed is None:
         return int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
-    try:
-        s = int(seed)
-    except (TypeError, ValueError):
-        raise InvalidValue(f"seed must be an integer, got {seed!r}") from None
-    if s != seed or s < 0:
-        raise InvalidValue(f"seed must be a non-negative integer, got {seed!r}")
-    return s
+    return whole_number(seed, "seed", 0)
 
 
 def lexorder(keys, bounds=None):

@@ -43,7 +43,7 @@ import numpy as np
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue
 
-from .sampling_common import (check_offsets, check_range, combined_key, group_offsets,
+from .sampling_common import (whole_number, check_offsets, check_range, combined_key, group_offsets,
                               int_array, lexorder, per_edge, run_starts, scalar)
 
 xp = backend.xp
@@ -178,15 +178,8 @@ def heterogeneous_renumber_and_sort_sampled_edgelist(
 
 # ---------------------------------------------------------------------- input
 def _count(x, default, what):
-    if x is None:
-        return max(int(default), 1)
-    try:
-        v = int(x)
-    except (TypeError, ValueError):
-        raise InvalidValue(f"{what} must be an integer, got {x!r}") from None
-    if v != x or v < 1:
-        raise InvalidValue(f"{what} must be a positive integer, got {x!r}")
-    return v
+    """A positive count, ``default`` (at least 1) when not given."""
+    return max(int(default), 1) if x is None else whole_number(x, what, 1)
 
 
 def _edges(srcs, dsts, weights, edge_ids, edge_types, hops, label_offsets, num_labels,
