@@ -252,7 +252,6 @@ def _renumbered(e, src_is_major, vto=None, nvt=1):
     """(edges with src/dst renumbered, renumber map, its (label, type) offsets, renumbered
     seeds or None)."""
     major, minor = (e.src, e.dst) if src_is_major else (e.dst, e.src)
-    m = len(major)
     seeds = e.seeds if e.seeds is not None else xp.zeros(0, dtype=np.int64)
     seed_label = e.seed_label if e.seed_label is not None else xp.zeros(0, dtype=np.int64)
     verts = xp.concatenate([major, minor, seeds])

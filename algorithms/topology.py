@@ -121,7 +121,6 @@ def topology_to_matrix(topology, edge_data=None, *, dtype=None):
     data (None: structure only, iso True)."""
     kind = _kind(topology)
     n, m = _sizes(topology)
-    xp = backend.xp
     if kind is CSRTopology:
         src = _expand(topology.source_offsets, n, m, "source_offsets")
         dst = _indices(topology.destination_indices, n, m, "destination_indices")

@@ -12,8 +12,6 @@ the operands' unified type).
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-import numpy as np
-
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, DataType, lookup_dtype
 

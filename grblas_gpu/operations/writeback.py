@@ -12,12 +12,9 @@ arrays and swapped into C last, so C is untouched if anything raises, and C may 
 input. Vectors with a dense form go through an elementwise bitmap path (no sorting);
 everything else merges sorted keys.
 """
-import numpy as np
 
 from .. import backend
 from ..errors import DimensionMismatch, DomainMismatch
-from ..mask import Mask
-from ..matrix import Matrix
 from ..types import cast
 from ..vector import Vector
 from ._keys import (build_like as _build_like, entries as _entries, linear_keys as _linear_keys,
