@@ -106,6 +106,8 @@ class Vector(MaskableMixin):
 
     @property
     def nvals(self):
+        if self._stage is not None and "nvals" in self._stage:
+            return self._stage["nvals"]  # a multi-stage FILL_NNZ result awaiting its buffers
         if self._nvals is None:
             self._nvals = int(backend.to_scalar(xp.count_nonzero(self._dn[1])))
         return self._nvals
@@ -222,6 +224,61 @@ class Vector(MaskableMixin):
         if not 0 <= i < self._size:
             raise IndexOutOfBounds(f"index {i} is out of range [0, {self._size})")
         return i
+
+    # ------------------------------------------------------------------ caller buffers (oneMKL)
+    # Issue 3: set_sparse / set_dense adopt the caller's arrays as the content (shared when
+    # they can be) or, while a FILL_NNZ result is pending, attach the buffers that
+    # FILL_ENTRIES writes it INTO (operations.mxv); they are never replaced.
+    def set_sparse(self, indices, values=None):
+        """Adopt (indices, values) as the content (validated: sorted unique indices < size;
+        values None: iso 1), or attach the FILL_ENTRIES buffers of a pending FILL_NNZ."""
+        from ._buffers import _INDEX_TYPES, _check_buffer, _is_buffer
+
+        if self._stage is not None and "result" in self._stage:
+            n = self._stage["nvals"]
+            _check_buffer(indices, "the indices buffer", n, _INDEX_TYPES)
+            _check_buffer(values, "the values buffer", n, (self._dtype.np_type,))
+            self._stage.pop("dense", None)
+            self._stage.update(indices=indices, values=values)
+            return self
+        v = Vector.from_coo(indices, values, size=self._size, dtype=self._dtype)
+        if (_is_buffer(indices) and indices.dtype == np.dtype(index_dtype(self._size))
+                and v.nvals == len(indices)
+                and (values is None or (_is_buffer(values) and values.dtype == self._dtype.np_type))
+                and bool(backend.to_scalar((v._sp[0] == indices).all()))):
+            # already sorted and unique: share the caller's arrays
+            v._set(self._size, self._dtype, sp=(indices, values), dn=None, nvals=len(indices),
+                   iso=v._iso)
+        self._swap_in(v)
+        return self
+
+    def get_sparse(self):
+        """(indices, values): the sparse storage (values materialised for an iso vector)."""
+        return self._sparse()[0], self._values_full()
+
+    def set_dense(self, values):
+        """Adopt ``values`` (length size) as the content, every element an entry (shared when
+        it is a backend array of this type), or attach the FILL_ENTRIES buffer of a pending
+        FILL_NNZ (absent entries are written as 0)."""
+        from ._buffers import _check_buffer, _is_buffer
+
+        if self._stage is not None and "result" in self._stage:
+            _check_buffer(values, "the dense values buffer", self._size, (self._dtype.np_type,))
+            for k in ("indices", "values"):
+                self._stage.pop(k, None)
+            self._stage["dense"] = values
+            return self
+        if getattr(values, "ndim", None) != 1 or len(values) != self._size:
+            raise InvalidValue(f"set_dense needs a 1-D array of length {self._size}")
+        if not (_is_buffer(values) and values.dtype == self._dtype.np_type):
+            values = Vector.from_dense(values, dtype=self._dtype)._dense_form()[0]
+        self._swap_in(Vector._from_dense(self._size, self._dtype, values,
+                                         xp.ones(self._size, dtype=bool), nvals=self._size))
+        return self
+
+    def get_dense(self):
+        """The dense values (0 where there is no entry)."""
+        return self.to_dense(device=True)
 
     # ------------------------------------------------------------------ whole-object
     def dup(self, dtype=None):

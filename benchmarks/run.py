@@ -1,0 +1,96 @@
+"""The benchmark runner: ``python -m benchmarks [--scale N] [--cases mxv,mxm] [--json F]``.
+
+Runs the ``CASES`` of each named case module (``benchmarks.cases_<name>``), passing
+``--scale`` (and ``--reps``) to every case when given, else each case's own parameters;
+prints the device, a table of all rows, and writes them as JSON. :func:`timed` is the one
+timer the case modules share: the median of ``reps`` runs after ``warmup`` runs (which also
+compile the kernels), with CUDA events on the GPU and the wall clock otherwise.
+"""
+import argparse
+import importlib
+import json
+import os
+import statistics
+import time
+
+# SuiteSparse's OpenMP threads spin after each call by default, starving the host thread
+# that launches our kernels (seen: 5x host overhead right after a SuiteSparse run); set
+# before anything loads the OpenMP runtime
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from grblas_gpu import backend  # noqa: E402
+
+__all__ = ["main", "timed", "print_table"]
+
+DEFAULT_CASES = "mxv,mxm"
+
+
+def timed(f, reps=10, warmup=2, device=None):
+    """(median seconds, last result) of f(). ``device``: time with CUDA events (default:
+    when the backend is CuPy); peers that run on the host pass False."""
+    device = backend.is_gpu if device is None else device
+    out = None
+    for _ in range(warmup):
+        out = f()
+    times = []
+    for _ in range(max(1, reps)):
+        if device:
+            xp = backend.xp
+            start, stop = xp.cuda.Event(), xp.cuda.Event()
+            start.record()
+            out = f()
+            stop.record()
+            stop.synchronize()
+            times.append(xp.cuda.get_elapsed_time(start, stop) / 1e3)
+        else:
+            t0 = time.perf_counter()
+            out = f()
+            times.append(time.perf_counter() - t0)
+    return statistics.median(times), out
+
+
+def _fmt(v):
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def print_table(rows):
+    """One line per row: the common columns first, then each row's own keys."""
+    first = ["case", "scale", "method", "semiring", "seconds"]
+    for row in rows:
+        keys = [k for k in first if k in row] + [k for k in row if k not in first]
+        print("  ".join(f"{k}={_fmt(row[k])}" for k in keys), flush=True)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    p.add_argument("--scale", type=int, default=None, help="R-MAT scale for every case "
+                   "(default: each case's own)")
+    p.add_argument("--cases", default=DEFAULT_CASES,
+                   help=f"comma-separated case modules (default {DEFAULT_CASES}); a "
+                        "module:case item runs only that case")
+    p.add_argument("--reps", type=int, default=None, help="timed runs per measurement")
+    p.add_argument("--json", default=None, help="write the rows to this file")
+    args = p.parse_args(argv)
+    print(json.dumps(backend.device_info(), default=str), flush=True)
+    rows = []
+    for item in filter(None, (c.strip() for c in args.cases.split(","))):
+        modname, _, only = item.partition(":")
+        mod = importlib.import_module(f"benchmarks.cases_{modname}")
+        cases = [(n, p) for n, p in mod.CASES if not only or n == only]
+        for name, params in cases or [(only, {})]:  # module:case may name a case outside CASES
+            params = dict(params)
+            if args.scale is not None:
+                params["scale"] = args.scale
+            if args.reps is not None:
+                params["reps"] = args.reps
+            new = mod.run(name, **params)
+            print_table(new)
+            rows += new
+    print("\n== summary", flush=True)
+    print_table(rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1, default=str)
+    return rows

@@ -1,0 +1,624 @@
+"""Pull SpMV: T = B ⊕.⊗ u for a dense u, one output row at a time.
+
+    T(i) = ⊕_{k : B(i,k), u(k) present} B(i,k) ⊗ u(k)      (``matrix_first``: mxv)
+    T(i) = ⊕_k u(k) ⊗ B(i,k)                               (otherwise: vxm, B = Aᵀ)
+
+B arrives as a :class:`Compressed` operand (the CSR of A, or A's cached CSC when B = Aᵀ),
+u as a :class:`DenseOperand` (values + bitmap), the mask as a :class:`DenseMask`. Values are
+cast to the semiring's input type inside the product (SuiteSparse's casts: float -> int
+saturates, NaN -> 0). T holds entries only where the mask allows (``t_is_masked``).
+
+NumPy: a vectorised gather of the allowed rows' entries, the products through the
+multiply's NumPy function, then ``segment_reduce`` per row.
+
+CuPy: three kernels from one template (``_PULL``), after the common prelude of
+``cuda_common.header``:
+
+* ``spmv_rows``: V lanes per row (V from the average row length, :func:`vector_width`),
+  rows longer than ``short_max`` left to the next two. Each lane reads 16-byte vectors of
+  column indices and values with streaming (evict-first) loads, so that u, which every row
+  gathers from, stays in L2; values are not read at all when iso or when ⊗ ignores them
+  (pair, first, second). The mask is read before the row pointers: an excluded row costs
+  one byte. The lanes of a row vote after each pass and stop once ⊕ reached its terminal
+  value (ANY at the first entry). Positions are 32-bit when nnz allows (32 registers).
+* ``spmv_items`` / ``spmv_finish``: long rows cut into chunks of ``LONG_CHUNK`` entries, one
+  warp per chunk, partial results folded by a warp per split row. This keeps power-law
+  rows (R-MAT hubs of 10^5 entries) from serialising on one warp. The chunk list is a
+  property of B's row pointers, built once and cached (``plan_cache``).
+
+The result is dense: values and a presence bitmap of length nrows (every row written once).
+"""
+from string import Template
+from typing import Any, NamedTuple, Optional
+
+import numpy as np
+
+from .. import backend
+from ..types import cast, cast_scalar, lookup_dtype
+from .cache import KernelKey, get_kernel
+from .cuda_common import header
+from .segment import segment_reduce
+
+xp = backend.xp
+
+__all__ = ["Compressed", "DenseOperand", "SparseOperand", "DenseMask", "Product", "pull",
+           "vector_width", "allowed_rows"]
+
+# Tuning, measured on an H100 with R-MAT scale 22 (benchmarks.cases_mxv, case tune; 128M
+# entries, average row 31): a lane reads UNROLL vectors of 4 entries per pass; a row of up to
+# SHORT_PASSES passes stays with its V lanes. V=2 (1.24 ms plus_times) < V=4 (1.27-1.30) <
+# V=8 (1.30-1.35); UNROLL=2 was 5-15% slower (registers: occupancy); 32-bit positions keep
+# the kernels at 32 registers (full occupancy). The time is bound by the random gathers of
+# u: one 32-byte L2 sector per 4-byte value, about 4 GB of L2 traffic per product.
+UNROLL = 1
+SHORT_PASSES = 4
+# entries per warp item for longer rows (32 lanes x 4 entries x 16 passes)
+LONG_CHUNK = 2048
+# a non-complemented mask with at most this fraction of allowed rows is walked as a row list
+ROWLIST_MAX_DENSITY = 1 / 32
+THREADS = 256
+_WIDTH_OVERRIDE = None  # benchmarks may force V
+
+
+class Compressed(NamedTuple):
+    """B by rows (pull) or by columns (push): vector v spans idx[ptr[v]:ptr[v+1]].
+    ``values`` None: every value is ``iso`` (iso or structure-only B, or values ⊗ ignores)."""
+    ptr: Any
+    idx: Any
+    values: Any
+    iso: Any
+    dtype: Any  # DataType of values / iso
+
+
+class DenseOperand(NamedTuple):
+    values: Any   # length size, garbage where absent; None: every value is iso
+    bitmap: Any   # bool, length size
+    iso: Any
+    dtype: Any
+    full: bool    # every entry present: the bitmap need not be read
+
+
+class SparseOperand(NamedTuple):
+    indices: Any  # int32 or int64, sorted
+    values: Any   # None: iso
+    iso: Any
+    dtype: Any
+
+
+class DenseMask(NamedTuple):
+    """Output i is allowed iff (bitmap[i] and (structure or values[i] != 0)) != complement.
+    ``rows``: the allowed outputs as a sorted int64 list, when the caller has it cheaply."""
+    bitmap: Any
+    values: Any   # None for a structural mask
+    complement: bool
+    rows: Optional[Any] = None
+
+
+class Product(NamedTuple):
+    """What ⊗ and ⊕ need: the typed semiring and which operand is the matrix."""
+    semiring: Any        # semirings.Typed
+    matrix_first: bool   # mxv: A(i,k) ⊗ u(k); vxm: u(k) ⊗ A(k,j)
+
+    @property
+    def tin(self):
+        return self.semiring.type
+
+    @property
+    def tout(self):
+        return self.semiring.out_type
+
+    @property
+    def reads(self):
+        """(reads the matrix's values, reads the vector's values): pair reads neither, first
+        only x, second and any (which returns y) only y."""
+        name = self.semiring.op.multiply.name
+        rx, ry = name not in ("pair", "second", "any"), name not in ("pair", "first")
+        return (rx, ry) if self.matrix_first else (ry, rx)
+
+    @property
+    def stop(self):
+        """('any', None), ('value', terminal) or (None, None): when a fold may stop early.
+        fmin/fmax (min and max on floats) have no terminal in SuiteSparse, but -inf/+inf
+        absorb them (NaN loses to any number), so a row may stop there too."""
+        mon = self.semiring.monoid
+        if mon.op.all_terminal:
+            return "any", None
+        term = mon.terminal
+        if term is None and self.tout.is_float and mon.op.name in ("min", "max"):
+            term = self.tout.np_type.type(-np.inf if mon.op.name == "min" else np.inf)
+        return ("value", term) if term is not None else (None, None)
+
+
+def vector_width(avg_len):
+    """Lanes per row: the smallest power of two (2..32) whose lanes cover an average row in
+    SHORT_PASSES passes (narrow groups waste fewer lanes on the many short rows of a
+    power-law graph; rows above the average go to whole warps)."""
+    if _WIDTH_OVERRIDE:
+        return _WIDTH_OVERRIDE
+    v = 2
+    while v < 32 and SHORT_PASSES * 4 * UNROLL * v < avg_len:
+        v *= 2
+    return v
+
+
+def allowed_rows(mask, n):
+    """The mask as a bool array of length n (True: the output may hold an entry)."""
+    m = mask.bitmap.astype(bool, copy=False)
+    if mask.values is not None:
+        m = m & (mask.values != 0)
+    return ~m if mask.complement else m
+
+
+# ---------------------------------------------------------------- NumPy
+def operand_values(op, where, tin):
+    """op's values at positions ``where``, cast to tin (zeros for values ⊗ does not read)."""
+    if op.values is None:
+        iso = 0 if op.iso is None else op.iso
+        return xp.full(len(where), cast_scalar(iso, tin), dtype=tin.np_type)
+    return cast(op.values[where], tin, xp)
+
+
+def apply_product(prod, a, x):
+    """⊗ over matched operand arrays (a: matrix values, x: vector values), in T's type."""
+    fn = prod.semiring.op.multiply.numpy
+    z = fn(a, x) if prod.matrix_first else fn(x, a)
+    z = xp.asarray(z)
+    if z.shape != a.shape:
+        z = xp.broadcast_to(z, a.shape)
+    return cast(z, prod.tout, xp)
+
+
+def expand(ptr, vecs):
+    """Positions of the entries of vectors ``vecs`` of a compressed operand, in order, and
+    for each, the index into ``vecs`` it belongs to (a vectorised CSR row expansion)."""
+    starts = ptr[vecs].astype(np.int64)
+    lens = ptr[vecs + 1].astype(np.int64) - starts
+    owner = xp.repeat(xp.arange(len(vecs)), lens)
+    first = xp.cumsum(lens) - lens
+    pos = xp.arange(len(owner)) - first[owner] + starts[owner]
+    return pos, owner
+
+
+def fold_sorted(keys, vals, prod):
+    """(unique keys, ⊕ of each run of equal keys): keys sorted."""
+    if len(keys) == 0:
+        return keys, vals
+    brk = xp.nonzero(keys[1:] != keys[:-1])[0] + 1
+    starts = xp.concatenate([xp.zeros(1, dtype=brk.dtype), brk])
+    monoid = prod.semiring.monoid.op
+    if monoid.all_terminal:  # ANY: every candidate is a right answer; take the first
+        return keys[starts], vals[starts]
+    return keys[starts], segment_reduce(vals, starts, monoid, prod.tout)
+
+
+def _pull_numpy(B, u, prod, mask):
+    n = len(B.ptr) - 1
+    rows = xp.arange(n) if mask is None else xp.nonzero(allowed_rows(mask, n))[0]
+    pos, owner = expand(B.ptr, rows)
+    j = B.idx[pos]
+    if not u.full:
+        keep = u.bitmap[j]
+        pos, owner, j = pos[keep], owner[keep], j[keep]
+    z = apply_product(prod, operand_values(B, pos, prod.tin), operand_values(u, j, prod.tin))
+    out_rows, vals = fold_sorted(rows[owner], z, prod)
+    return "sparse", out_rows.astype(np.int64), vals
+
+
+# ---------------------------------------------------------------- CUDA source
+def _int_literal(value, t):
+    v = int(value)
+    sfx = ("ULL" if t.np_type.kind == "u" else "LL") if t.np_type.itemsize == 8 else (
+        "U" if t.np_type.kind == "u" else "")
+    if v == int(np.iinfo(t.np_type).min) and v < 0:
+        return f"(({t.c_type})(-{-v - 1}{sfx} - 1))"
+    return f"(({t.c_type}){v}{sfx})"
+
+
+def c_cast(src, dst, v="v"):
+    """C expression casting v from DataType src to dst as grblas_gpu.types.cast does."""
+    if src == dst:
+        return v
+    if dst.is_bool:
+        return f"({v} != 0)"
+    if src.is_float and dst.np_type.kind in "iu":
+        info = np.iinfo(dst.np_type)
+        return (f"(({v}) != ({v}) ? ({dst.c_type})0 : (({v}) >= {float(info.max)!r} ? "
+                f"{_int_literal(info.max, dst)} : (({v}) <= {float(info.min)!r} ? "
+                f"{_int_literal(info.min, dst)} : ({dst.c_type})({v}))))")
+    return f"(({dst.c_type})({v}))"
+
+
+_OPERANDS = r"""
+typedef ${TA} TA;   // B's stored value type
+typedef ${TU} TU;   // u's stored value type
+typedef ${TM} TM;   // the mask's value type
+#define MATRIX_FIRST ${MATRIX_FIRST}
+#define READ_A ${READ_A}
+#define READ_U ${READ_U}
+#define MASK ${MASK}            // 0 none, 1 structural, 2 by value
+#define MASK_COMP ${MASK_COMP}
+#define STOP ${STOP}            // 0 never, 1 once the fold equals term, 2 at the first entry
+
+__device__ __forceinline__ X cast_a(TA v) { return ${CAST_A}; }
+__device__ __forceinline__ X cast_u(TU v) { return ${CAST_U}; }
+__device__ __forceinline__ Z product(X a, X u) {
+#if MATRIX_FIRST
+    return mult_op(a, u);
+#else
+    return mult_op(u, a);
+#endif
+}
+__device__ __forceinline__ void fold(bool& has, Z& acc, Z v) {
+    acc = has ? add_op(acc, v) : v;
+    has = true;
+}
+__device__ __forceinline__ bool allowed(const unsigned char* __restrict__ mmap,
+                                        const TM* __restrict__ mval, long long i) {
+#if MASK == 0
+    return true;
+#elif MASK == 1
+    return (mmap[i] != 0) != (bool)MASK_COMP;
+#else
+    return (mmap[i] != 0 && mval[i] != (TM)0) != (bool)MASK_COMP;
+#endif
+}
+__device__ __forceinline__ bool reached(bool has, Z acc, Z term) {
+#if STOP == 2
+    return has;
+#elif STOP == 1
+    return has && acc == term;
+#else
+    return false;
+#endif
+}
+"""
+
+_PULL = r"""
+#define V ${V}
+#define VEC ${VEC}   // index and value arrays are 16-byte aligned: vector loads
+
+#define UNROLL ${UNROLL}  // vectors each lane loads before it uses any
+typedef ${POS} POS;      // entry positions: 32-bit when nnz allows (fewer registers)
+
+// the word type holding 4 entries of a type of S bytes (8-byte types take two uint4)
+template <int S> struct Word4 {};
+template <> struct Word4<1> { typedef unsigned int T; };
+template <> struct Word4<2> { typedef uint2 T; };
+template <> struct Word4<4> { typedef uint4 T; };
+template <> struct Word4<8> { typedef uint4 T; };
+
+// the 4 entries 4q..4q+3 (one 16-byte load for 4-byte T); past n, zeros. Index and value
+// arrays are read once: streaming loads (evict-first in L2) keep u's values and bitmap,
+// which every row gathers from, resident in L2 instead.
+template <typename T>
+__device__ __forceinline__ void load4(const T* __restrict__ p, POS q, POS n, T (&o)[4]) {
+#if VEC
+    if (4 * q + 4 <= n) {
+        typedef typename Word4<sizeof(T)>::T Wd;
+        constexpr int K = sizeof(T) == 8 ? 2 : 1;
+        union { Wd w[K]; T v[4]; } u;
+        const Wd* s = reinterpret_cast<const Wd*>(p) + K * q;
+#pragma unroll
+        for (int k = 0; k < K; ++k) u.w[k] = __ldcs(s + k);
+        o[0] = u.v[0]; o[1] = u.v[1]; o[2] = u.v[2]; o[3] = u.v[3];
+        return;
+    }
+#endif
+#pragma unroll
+    for (int k = 0; k < 4; ++k) o[k] = (4 * q + k < n) ? p[4 * q + k] : (T)0;
+}
+
+// fold the entries s..e-1 of B with W lanes (lane l), passes of 4 entries per lane; the
+// lanes of one range run the same number of passes, so they can vote to stop early
+template <int W>
+__device__ __forceinline__ void range_fold(
+        const IA* __restrict__ idx, const TA* __restrict__ ax, const TA a_iso,
+        const TU* __restrict__ ux, const unsigned char* __restrict__ umap, const TU u_iso,
+        const int u_full, POS s, POS e, POS nnz, const Z term,
+        unsigned gmask, int l, bool& has, Z& acc) {
+    const POS q0 = s >> 2, q1 = (e + 3) >> 2;
+    const POS passes = (q1 - q0 + W * UNROLL - 1) / (W * UNROLL);
+    for (POS t = 0; t < passes; ++t) {
+        IA j4[UNROLL][4];
+#if READ_A
+        TA a4[UNROLL][4];
+#endif
+#pragma unroll
+        for (int r = 0; r < UNROLL; ++r) {
+            const POS q = q0 + (t * UNROLL + r) * W + l;
+            if (q < q1) {
+                load4(idx, q, nnz, j4[r]);
+#if READ_A
+                load4(ax, q, nnz, a4[r]);
+#endif
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < UNROLL; ++r) {
+            const POS q = q0 + (t * UNROLL + r) * W + l;
+            if (q >= q1) continue;
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const POS p = 4 * q + k;
+                if (p < s || p >= e) continue;
+                const IA j = j4[r][k];
+                const bool present = u_full || umap[j] != 0;
+#if READ_U
+                const TU uv = ux[j];
+#else
+                const TU uv = u_iso;
+#endif
+                if (!present) continue;
+#if READ_A
+                fold(has, acc, product(cast_a(a4[r][k]), cast_u(uv)));
+#else
+                fold(has, acc, product(cast_a(a_iso), cast_u(uv)));
+#endif
+            }
+        }
+#if STOP
+        if (__any_sync(gmask, reached(has, acc, term))) break;
+#endif
+    }
+}
+
+// lane 0 of each aligned group of W lanes gets the group's fold (every lane of the warp
+// must call this)
+template <int W>
+__device__ __forceinline__ void group_fold(bool& has, Z& acc) {
+#pragma unroll
+    for (int d = W / 2; d > 0; d >>= 1) {
+        const Z o = shfl_down_z(acc, d);
+        const bool oh = __shfl_down_sync(FULL_MASK, (int)has, d) != 0;
+        if (oh) fold(has, acc, o);
+    }
+}
+
+#define OPERANDS const IA* __restrict__ idx, const TA* __restrict__ ax, const TA a_iso, \
+    const TU* __restrict__ ux, const unsigned char* __restrict__ umap, const TU u_iso, \
+    const int u_full, const unsigned char* __restrict__ mmap, const TM* __restrict__ mval, \
+    const long long nnz, const Z term, Z* __restrict__ out, unsigned char* __restrict__ present
+
+// V lanes per row; rows with more than short_max entries are left to spmv_items
+extern "C" __global__ void __launch_bounds__(256)
+spmv_rows(const IA* __restrict__ ptr, const long long* __restrict__ rowlist, const int use_rowlist,
+          const long long nwork, const long long short_max, OPERANDS) {
+    const int lane = threadIdx.x & 31;
+    const int l = lane & (V - 1);
+    const unsigned gmask = (V == 32) ? FULL_MASK : (((1u << (V & 31)) - 1u) << (lane & ~(V - 1)));
+    const long long g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / V;
+    long long row = -1;
+    POS s = 0, e = 0;
+    if (g < nwork) {
+        row = use_rowlist ? rowlist[g] : g;
+        if (!allowed(mmap, mval, row)) {
+            if (l == 0) present[row] = 0;
+            row = -1;
+        } else {
+            s = (POS)ptr[row];
+            e = (POS)ptr[row + 1];
+            if (e - s > short_max) { row = -1; s = e = 0; }
+        }
+    }
+    bool has = false;
+    Z acc = (Z)0;
+    range_fold<V>(idx, ax, a_iso, ux, umap, u_iso, u_full, s, e, nnz, term, gmask, l, has, acc);
+    group_fold<V>(has, acc);
+    if (row >= 0 && l == 0) {
+        present[row] = has;
+        if (has) out[row] = acc;
+    }
+}
+
+// one warp per chunk of a long row; a row of one chunk is written directly, the others
+// leave a partial result for spmv_finish
+extern "C" __global__ void __launch_bounds__(256)
+spmv_items(const long long* __restrict__ item_row, const long long* __restrict__ item_begin,
+           const long long* __restrict__ item_end, const unsigned char* __restrict__ item_alone,
+           const long long nitems, Z* __restrict__ part, unsigned char* __restrict__ part_has,
+           OPERANDS) {
+    const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (w >= nitems) return;  // the whole warp
+    const int l = threadIdx.x & 31;
+    const long long row = item_row[w];
+    bool has = false;
+    Z acc = (Z)0;
+    if (allowed(mmap, mval, row))
+        range_fold<32>(idx, ax, a_iso, ux, umap, u_iso, u_full, (POS)item_begin[w],
+                       (POS)item_end[w], (POS)nnz, term, FULL_MASK, l, has, acc);
+    group_fold<32>(has, acc);
+    if (l == 0) {
+        if (item_alone[w]) {
+            present[row] = has;
+            if (has) out[row] = acc;
+        } else {
+            part_has[w] = has;
+            part[w] = acc;
+        }
+    }
+}
+
+// one warp per row split over several items: fold the partial results
+extern "C" __global__ void __launch_bounds__(256)
+spmv_finish(const long long* __restrict__ split_row, const long long* __restrict__ split_first,
+            const long long* __restrict__ split_count, const long long nsplit,
+            const Z* __restrict__ part, const unsigned char* __restrict__ part_has,
+            Z* __restrict__ out, unsigned char* __restrict__ present) {
+    const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (w >= nsplit) return;
+    const int l = threadIdx.x & 31;
+    const long long first = split_first[w], count = split_count[w];
+    bool has = false;
+    Z acc = (Z)0;
+    for (long long k = l; k < count; k += 32)
+        if (part_has[first + k]) fold(has, acc, part[first + k]);
+    group_fold<32>(has, acc);
+    if (l == 0) {
+        present[split_row[w]] = has;
+        if (has) out[split_row[w]] = acc;
+    }
+}
+"""
+
+
+def operand_source(prod, ta, tu, ia, mask, read_a, read_u):
+    """The prelude (cuda_common.header) plus the operand casts, ⊗ in mxv or vxm order, the
+    mask test and the stop rule shared by the pull and push kernels."""
+    sr = prod.semiring
+    stop, _ = prod.stop
+    mon = sr.monoid
+    pre = header(ia=ia, ib=np.int64, x=prod.tin, z=prod.tout, mult_c=sr.multiply.c(),
+                 add_c=mon.c(), any_monoid=mon.op.all_terminal,
+                 plus=mon.op.name == "plus")
+    tm = mask.values.dtype if (mask is not None and mask.values is not None) else np.uint8
+    ops = Template(_OPERANDS).substitute(
+        TA=ta.c_type, TU=tu.c_type, TM=_c_value_type(tm), MATRIX_FIRST=int(prod.matrix_first),
+        READ_A=int(read_a), READ_U=int(read_u), MASK=_mask_kind(mask),
+        MASK_COMP=int(bool(mask is not None and mask.complement)),
+        STOP={None: 0, "value": 1, "any": 2}[stop],
+        CAST_A=c_cast(ta, prod.tin), CAST_U=c_cast(tu, prod.tin))
+    return pre + ops
+
+
+def c_index(dtype):
+    return "long long" if np.dtype(dtype).itemsize == 8 else "int"
+
+
+def _c_value_type(np_dtype):
+    return lookup_dtype(np.dtype(np_dtype)).c_type
+
+
+def _mask_kind(mask):
+    if mask is None:
+        return 0
+    return 1 if mask.values is None else 2
+
+
+def kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra=()):
+    """A printable description of one specialisation (KernelKey)."""
+    sr = prod.semiring
+    mk = ("none", "struct", "value")[_mask_kind(mask)]
+    if mask is not None and mask.complement:
+        mk = "~" + mk
+    return KernelKey(family, variant, (sr.op.monoid.name, sr.op.multiply.name),
+                     (ta.name, tu.name, prod.tin.name, prod.tout.name, np.dtype(ia).name),
+                     (("order", "mxv" if prod.matrix_first else "vxm"), ("mask", mk),
+                      ("a", "values" if read_a else "iso"), ("u", "values" if read_u else "iso"),
+                      ("stop", str(prod.stop[0])), *extra))
+
+
+_dummies = {}
+
+
+def dummy():
+    """A small device array passed where a kernel takes a pointer it will not read."""
+    d = _dummies.get("u8")
+    if d is None:
+        d = _dummies["u8"] = xp.zeros(16, dtype=np.uint8)
+    return d
+
+
+def _aligned(*arrays):
+    return all(a is None or a.data.ptr % (4 * a.itemsize) == 0 for a in arrays)
+
+
+def _plan(ptr, nnz, plan_cache):
+    """Row classification for B's row pointers, cached: V, short_max and the long-row items."""
+    n = len(ptr) - 1
+    key = ("spmv_plan", _WIDTH_OVERRIDE, UNROLL, SHORT_PASSES, LONG_CHUNK)
+    plan = plan_cache.get(key) if plan_cache is not None else None
+    if plan is not None:
+        return plan
+    v = vector_width(nnz / max(n, 1))
+    short_max = SHORT_PASSES * 4 * UNROLL * v
+    lens = (ptr[1:] - ptr[:-1]).astype(np.int64)
+    long_rows = xp.nonzero(lens > short_max)[0].astype(np.int64)
+    nchunks = (lens[long_rows] + LONG_CHUNK - 1) // LONG_CHUNK
+    first = xp.cumsum(nchunks) - nchunks
+    item_row = xp.repeat(long_rows, nchunks)
+    k_in_row = xp.arange(len(item_row), dtype=np.int64) - xp.repeat(first, nchunks)
+    item_begin = ptr[item_row].astype(np.int64) + k_in_row * LONG_CHUNK
+    item_end = xp.minimum(item_begin + LONG_CHUNK, ptr[item_row + 1].astype(np.int64))
+    item_alone = xp.repeat(nchunks == 1, nchunks)
+    split = nchunks > 1
+    plan = dict(v=v, short_max=short_max, item_row=item_row, item_begin=item_begin,
+                item_end=item_end, item_alone=item_alone, split_row=long_rows[split],
+                split_first=first[split], split_count=nchunks[split])
+    if plan_cache is not None:
+        plan_cache[key] = plan
+    return plan
+
+
+def grid(threads_needed):
+    return (max(1, (int(threads_needed) + THREADS - 1) // THREADS),)
+
+
+def _pull_cuda(B, u, prod, mask, plan_cache):
+    n = len(B.ptr) - 1
+    nnz = len(B.idx)
+    tout = prod.tout
+    read_a, read_u = B.values is not None, u.values is not None
+    rows = mask.rows if mask is not None else None
+    out = xp.empty(n, dtype=tout.np_type)
+    present = (xp.zeros if rows is not None else xp.empty)(n, dtype=bool)
+    if n == 0:
+        return "dense", out, present
+    plan = _plan(B.ptr, nnz, plan_cache)
+    v = plan["v"]
+    vec = _aligned(B.idx, B.values)
+    unroll = UNROLL
+    # 32-bit positions while 4 * (nnz / 4 + 1) fits, with room for the vector tail
+    pos_type = np.int32 if nnz < 2**31 - 64 else np.int64
+    key = kernel_key("spmv", f"pull_V{v}x{unroll}{'_vec16' if vec else ''}", prod, B.dtype,
+                     u.dtype, B.idx.dtype, mask, read_a, read_u,
+                     extra=(("pos", np.dtype(pos_type).name),))
+
+    def build():
+        return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
+                + Template(_PULL).substitute(V=v, VEC=int(vec), UNROLL=unroll,
+                                             POS=c_index(pos_type)))
+
+    mod = get_kernel(key, build, "spmv_pull", module=True)
+    _, term = prod.stop
+    term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
+    d = dummy()
+    operands = (B.idx, B.values if read_a else d, scalar_arg(B.iso, B.dtype),
+                u.values if read_u else d, u.bitmap, scalar_arg(u.iso, u.dtype), np.int32(bool(u.full)),
+                mask.bitmap if mask is not None else d,
+                mask.values if (mask is not None and mask.values is not None) else d,
+                np.int64(nnz), term, out, present)
+    nwork = n if rows is None else len(rows)
+    if nwork:
+        mod.get_function("spmv_rows")(
+            grid(nwork * v), (THREADS,),
+            (B.ptr, rows if rows is not None else d, np.int32(rows is not None), np.int64(nwork),
+             np.int64(plan["short_max"]), *operands))
+    nitems = len(plan["item_row"])
+    if nitems:
+        part = xp.empty(nitems, dtype=tout.np_type)
+        part_has = xp.empty(nitems, dtype=bool)
+        mod.get_function("spmv_items")(
+            grid(nitems * 32), (THREADS,),
+            (plan["item_row"], plan["item_begin"], plan["item_end"], plan["item_alone"],
+             np.int64(nitems), part, part_has, *operands))
+        nsplit = len(plan["split_row"])
+        if nsplit:
+            mod.get_function("spmv_finish")(
+                grid(nsplit * 32), (THREADS,),
+                (plan["split_row"], plan["split_first"], plan["split_count"], np.int64(nsplit),
+                 part, part_has, out, present))
+    return "dense", out, present
+
+
+def scalar_arg(value, dtype):
+    return dtype.np_type.type(0) if value is None else cast_scalar(value, dtype)
+
+
+# ---------------------------------------------------------------- entry point
+def pull(B, u, prod, mask=None, plan_cache=None):
+    """T = B ⊕.⊗ u over B's rows (see the module docstring). Returns ('dense', values,
+    bitmap) or ('sparse', indices, values). ``plan_cache``: a dict living as long as B's
+    structure (the Matrix's cache), where the row plan is kept."""
+    if backend.is_gpu:
+        return _pull_cuda(B, u, prod, mask, plan_cache)
+    return _pull_numpy(B, u, prod, mask)

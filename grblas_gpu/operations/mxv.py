@@ -1,0 +1,314 @@
+"""mxv and vxm: the matrix-vector products (GrB_mxv, GrB_vxm; oneMKL mkl_graph_mxv/vxm).
+
+    mxv:  w⟨m, replace⟩ = accum(w, A' ⊕.⊗ u)        T(i) = ⊕_k A'(i,k) ⊗ u(k)
+    vxm:  wᵀ⟨mᵀ, replace⟩ = accum(wᵀ, uᵀ ⊕.⊗ A')    T(j) = ⊕_k u(k) ⊗ A'(k,j)
+
+A' = A, or Aᵀ under the descriptor's transpose field for A (transpose_first in mxv,
+transpose_second in vxm, as GrB_INP0/GrB_INP1 name them) or an ``A.T`` view; the
+structure_* fields take an operand's values as 1. Operands are cast to the semiring's input
+type, T is in its output type, and :func:`~grblas_gpu.operations.writeback.write_back` does
+the rest (T holds only entries the mask allows: ``t_is_masked``).
+
+Both are one product T = B ⊕.⊗ u, B = A' (mxv) or A'ᵀ (vxm), with ⊗'s operands in the
+operation's order. Two methods compute it (LAGraph's BFS names them):
+
+    pull  kernels.spmv.pull      B by rows (A's CSR, or its cached CSC), u dense: the mask is
+                                 tested before a row is read, and a row stops at ⊕'s
+                                 terminal value (ANY at its first entry).
+    push  kernels.spmspv.push    B by columns, u sparse: only the columns u names are read.
+
+:func:`choose_direction` picks one (GraphBLAST's rule, below); ``direction=`` forces it. The
+choice is reported in ``last_choice`` and to ``trace`` (a callable) when set.
+
+Requests (oneMKL multi-stage, for a Vector output):
+    FILL_NNZ      compute R = (w⟨m, replace⟩ = accum(w, T)) aside; w.nvals reports R's count,
+                  w's content is unchanged.
+    FILL_ENTRIES  after w.set_sparse(indices, values) (or w.set_dense(values)) with buffers of
+                  that size: copy R into them; w's storage becomes those arrays.
+Misuse raises InvalidValue and changes nothing (no FILL_NNZ before, missing or misshapen
+buffers, operands or arguments changed in between: operations._stages.fingerprint).
+
+References: Yang, Buluç, Owens, "Implementing Push-Pull Efficiently in GraphBLAS" (ICPP
+2018); Davis, "Algorithm 1000: SuiteSparse:GraphBLAS" (TOMS 2019).
+"""
+from typing import NamedTuple
+
+import numpy as np
+
+from .. import backend, operators
+from ..descriptor import Request, _enum_of, as_descriptor
+from ..errors import DimensionMismatch, InvalidValue
+from ..kernels import spmspv, spmv
+from ..kernels.memory import oom_guard
+from ..matrix import Matrix
+from ..transposed import TransposedMatrix
+from ..types import cast
+from ..vector import Vector
+from . import _stages
+from ._common import check_kind, check_output_shape, output_args, unwrap_transpose
+from .writeback import write_back
+
+xp = backend.xp
+
+__all__ = ["mxv", "vxm"]
+
+# ---- the push/pull choice (choose_direction)
+# GraphBLAST switches from push (SpMSpV) to pull (masked SpMV) once u is dense enough.
+# Push reads the edges of u's entries, about density(u) * nvals(B), each with an atomic and
+# a scattered write; pull reads the rows the mask allows, about allowed * nvals(B), with
+# neither, and may stop rows early. A pushed edge costs about PUSH_EDGE_COST pulled ones, so
+# push when density(u) * PUSH_EDGE_COST < allowed (1/8 of u present, unmasked).
+PUSH_EDGE_COST = 8.0
+
+
+class Choice(NamedTuple):
+    direction: str   # 'push' or 'pull'
+    reason: str
+
+
+last_choice = None  # the last mxv/vxm's Choice
+trace = None        # optional callable(operation: str, choice: Choice)
+
+
+def choose_direction(u_nvals, u_size, allowed_fraction):
+    """'push' or 'pull' for a product with u of u_nvals entries among u_size and a mask
+    allowing ``allowed_fraction`` of the outputs (1 without a mask)."""
+    density = u_nvals / max(u_size, 1)
+    if density * PUSH_EDGE_COST < allowed_fraction:
+        return Choice("push", f"u density {density:.3g} x {PUSH_EDGE_COST:g} < allowed "
+                              f"fraction {allowed_fraction:.3g}")
+    return Choice("pull", f"u density {density:.3g} x {PUSH_EDGE_COST:g} >= allowed "
+                          f"fraction {allowed_fraction:.3g}")
+
+
+# ---------------------------------------------------------------- public API
+def mxv(w, A, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
+        request=Request.COMPUTE_ALL, direction=None):
+    """w⟨mask, replace⟩ = accum(w, A' ⊕.⊗ u). Writes into w and returns it."""
+    return _product(w, A, u, semiring, mask, accum, desc, request, direction, matrix_first=True)
+
+
+def vxm(w, u, A, semiring="plus_times", *, mask=None, accum=None, desc=None,
+        request=Request.COMPUTE_ALL, direction=None):
+    """wᵀ⟨maskᵀ, replace⟩ = accum(wᵀ, uᵀ ⊕.⊗ A'). Writes into w and returns it."""
+    return _product(w, A, u, semiring, mask, accum, desc, request, direction, matrix_first=False)
+
+
+def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix_first):
+    # ---- validate everything before changing anything
+    what = "mxv" if matrix_first else "vxm"
+    check_kind(w, Vector, "output w")
+    A, viewed = unwrap_transpose(A)
+    check_kind(A, Matrix, "A")
+    check_kind(u, Vector, "u")
+    request = _enum_of(Request, request)
+    if direction not in (None, "auto", "push", "pull"):
+        raise InvalidValue(f"direction must be 'push', 'pull', 'auto' or None, got {direction!r}")
+    d = as_descriptor(desc)
+    typed = (operators.semiring(semiring, A.dtype, u.dtype) if matrix_first
+             else operators.semiring(semiring, u.dtype, A.dtype))
+    mask, acc, d = output_args(w, mask, accum, d, typed.monoid.type)
+    if matrix_first:
+        transpose = viewed != d.transpose_first
+        a_structure, u_structure = d.structure_first, d.structure_second
+    else:
+        transpose = viewed != d.transpose_second
+        a_structure, u_structure = d.structure_second, d.structure_first
+    # B = A' (mxv) or A'ᵀ (vxm): read A by rows for pull exactly when B is A itself
+    b_is_a = transpose != matrix_first
+    nrows, ncols = (A.nrows, A.ncols) if b_is_a else (A.ncols, A.nrows)
+    if u.size != ncols:
+        raise DimensionMismatch(f"{what}: u has size {u.size}, A' needs {ncols}")
+    check_output_shape(w, (nrows,))
+    fp = None
+    if request is not Request.COMPUTE_ALL:
+        fp = _stages.fingerprint((w, A, u, mask), (what, typed, acc, d, transpose, direction))
+        if request is Request.FILL_ENTRIES:
+            return _fill_entries(w, fp)
+
+    # ---- compute T
+    prod = spmv.Product(typed, matrix_first)
+    with oom_guard(what):
+        choice = _choose(u, mask, nrows, direction)
+        _report(what, choice)
+        if choice.direction == "pull":
+            B = _compressed(A, b_is_a, a_structure, prod.reads[0])
+            form, a, b = spmv.pull(B, _dense_operand(u, u_structure, prod.reads[1]), prod,
+                                   _dense_mask(mask, nrows), plan_cache=A._cache)
+        else:
+            B = _compressed(A, not b_is_a, a_structure, prod.reads[0])
+            form, a, b = spmspv.push(B, _sparse_operand(u, u_structure, prod.reads[1]), prod,
+                                     _dense_mask(mask, nrows), nout=nrows)
+        T = (Vector._from_dense(nrows, prod.tout, a, b) if form == "dense"
+             else Vector._from_sparse(nrows, prod.tout, a, b))
+        t_is_masked = mask is not None
+        if request is Request.FILL_NNZ:
+            return _fill_nnz(w, T, fp, mask=mask, accum=acc, replace=d.replace,
+                             t_is_masked=t_is_masked)
+        return write_back(w, T, mask=mask, accum=acc, replace=d.replace, t_is_masked=t_is_masked)
+
+
+# ---------------------------------------------------------------- direction
+def _choose(u, mask, nout, direction):
+    if direction in ("push", "pull"):
+        return Choice(direction, "forced")
+    allowed = 1.0
+    if mask is not None:
+        frac = mask.parent.nvals / max(nout, 1)  # value masks may allow fewer: an estimate
+        allowed = 1.0 - frac if mask.complement else frac
+    return choose_direction(u.nvals, u.size, allowed)
+
+
+def _report(what, choice):
+    global last_choice
+    last_choice = choice
+    if trace is not None:
+        trace(what, choice)
+
+
+# ---------------------------------------------------------------- operands
+def _compressed(A, by_rows, structure, reads_values):
+    """A by rows (CSR) or by columns (the cached CSC, values gathered once and cached);
+    values None when ⊗ ignores them, A is iso, or structure-only."""
+    if by_rows:
+        ptr, idx, vals = A._indptr, A._indices, A._values
+    else:
+        ptr, idx, _ = A._csc()
+        vals = _csc_values(A) if (reads_values and not structure) else None
+    if structure:
+        return spmv.Compressed(ptr, idx, None, A.dtype.np_type.type(1), A.dtype)
+    if not reads_values or vals is None:
+        return spmv.Compressed(ptr, idx, None, A._iso if A._is_iso else None, A.dtype)
+    return spmv.Compressed(ptr, idx, vals, None, A.dtype)
+
+
+def _csc_values(A):
+    if A._values is None:
+        return None
+    vals = A._cache.get("csc_values")
+    if vals is None:
+        vals = A._cache["csc_values"] = A._values[A._csc()[2]]
+    return vals
+
+
+def _dense_operand(u, structure, reads_values):
+    values, bitmap = u._dense_form()
+    full = u.nvals == u.size
+    if structure or not reads_values:
+        return spmv.DenseOperand(None, bitmap, 1 if structure else None, u.dtype, full)
+    return spmv.DenseOperand(values, bitmap, None, u.dtype, full)
+
+
+def _sparse_operand(u, structure, reads_values):
+    idx, vals = u._sparse()
+    if structure:
+        return spmv.SparseOperand(idx, None, 1, u.dtype)
+    if vals is None or not reads_values:
+        return spmv.SparseOperand(idx, None, u._iso, u.dtype)
+    return spmv.SparseOperand(idx, vals, None, u.dtype)
+
+
+def _dense_mask(mask, n):
+    """The mask as the kernels take it: its dense form, and also the list of the outputs it
+    allows when it is not complemented and at most ROWLIST_MAX_DENSITY full (pull then
+    visits only those rows)."""
+    if mask is None:
+        return None
+    M = mask.parent
+    values, bitmap = M._dense_form()
+    rows = None
+    if not mask.complement and M.has_sparse and M.nvals <= spmv.ROWLIST_MAX_DENSITY * n:
+        idx, vals = M._sparse()
+        if not mask.structure:
+            idx = idx[(vals != 0)] if vals is not None else (idx if bool(M._iso) else idx[:0])
+        rows = idx.astype(np.int64)
+    return spmv.DenseMask(bitmap, None if mask.structure else values, mask.complement, rows)
+
+
+# ---------------------------------------------------------------- multi-stage requests
+def _fill_nnz(w, T, fp, *, mask, accum, replace, t_is_masked):
+    """Stage 1: R = (w⟨mask, replace⟩ = accum(w, T)) aside; w.nvals reports its count."""
+    shadow = Vector.__new__(Vector)
+    shadow._swap_in(w)
+    R = write_back(shadow, T, mask=mask, accum=accum, replace=replace, t_is_masked=t_is_masked)
+    idx, _ = R._sparse()
+    w._stage = {"result": R, "nvals": int(len(idx)), "fingerprint": fp}
+    return w
+
+
+def _fill_entries(w, fp):
+    """Stage 2: R into the caller's buffers (checked first); w's storage becomes them."""
+    stage = w._stage
+    if stage is None or "result" not in stage:
+        raise InvalidValue("FILL_ENTRIES needs a FILL_NNZ on this output first")
+    if stage["fingerprint"] != fp:
+        raise InvalidValue("the operands or arguments changed between FILL_NNZ and FILL_ENTRIES")
+    if "indices" not in stage and "dense" not in stage:
+        raise InvalidValue("FILL_ENTRIES needs the output buffers: call w.set_sparse(indices, "
+                           "values) with arrays of w.nvals entries, or w.set_dense(values)")
+    R = stage["result"]
+    idx, _ = R._sparse()
+    vals = cast(R._values_full(), w.dtype, xp)
+    if "dense" in stage:
+        buf = stage["dense"]
+        dense = xp.zeros(w.size, dtype=w.dtype.np_type)
+        dense[idx] = vals
+        bitmap = xp.zeros(w.size, dtype=bool)
+        bitmap[idx] = True
+        buf[...] = dense
+        w._set(w.size, w.dtype, sp=None, dn=(buf, bitmap), nvals=len(idx))
+        return w
+    ind, val = stage["indices"], stage["values"]
+    ind[...] = idx.astype(ind.dtype)
+    val[...] = vals
+    w._set(w.size, w.dtype, sp=(ind, val), dn=None, nvals=len(idx))
+    return w
+
+
+# ---------------------------------------------------------------- method forms
+def _oriented_shape(A, transpose_field, desc):
+    """The shape of A' (A, or Aᵀ for an A.T view or the descriptor's transpose field)."""
+    base, viewed = unwrap_transpose(A)
+    t = viewed != getattr(as_descriptor(desc), transpose_field)
+    return (base.ncols, base.nrows) if t else base.shape
+
+
+def _mxv_method(self, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
+                direction=None):
+    """A.mxv(u, semiring): a new Vector w = A ⊕.⊗ u in the semiring's output type."""
+    check_kind(u, Vector, "u")
+    base, _ = unwrap_transpose(self)
+    typed = operators.semiring(semiring, base.dtype, u.dtype)
+    w = Vector(typed.monoid.type, _oriented_shape(self, "transpose_first", desc)[0])
+    return mxv(w, self, u, semiring, mask=mask, accum=accum, desc=desc, direction=direction)
+
+
+def _vxm_method(self, A, semiring="plus_times", *, mask=None, accum=None, desc=None,
+                direction=None):
+    """u.vxm(A, semiring): a new Vector wᵀ = uᵀ ⊕.⊗ A in the semiring's output type."""
+    base, _ = unwrap_transpose(A)
+    check_kind(base, Matrix, "A")
+    typed = operators.semiring(semiring, self.dtype, base.dtype)
+    w = Vector(typed.monoid.type, _oriented_shape(A, "transpose_second", desc)[1])
+    return vxm(w, self, A, semiring, mask=mask, accum=accum, desc=desc, direction=direction)
+
+
+def _vector_matmul(self, other):
+    """u @ A = u.vxm(A, plus_times)."""
+    if isinstance(other, (Matrix, TransposedMatrix)):
+        return _vxm_method(self, other)
+    return NotImplemented
+
+
+def _vector_rmatmul(self, other):
+    """A @ u for operands whose own __matmul__ declined (an A.T view)."""
+    if isinstance(other, (Matrix, TransposedMatrix)):
+        return _mxv_method(other, self)
+    return NotImplemented
+
+
+Matrix.mxv = _mxv_method
+TransposedMatrix.mxv = _mxv_method
+Vector.vxm = _vxm_method
+Vector.__matmul__ = _vector_matmul
+Vector.__rmatmul__ = _vector_rmatmul

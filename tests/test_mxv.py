@@ -1,0 +1,458 @@
+"""mxv / vxm against python-graphblas (SuiteSparse): w⟨m, replace⟩ = accum(w, A' ⊕.⊗ u).
+
+Random configurations (hypothesis, derandomised) over the semiring families, the types BOOL,
+INT32, INT64, FP32, FP64, masks, accumulators, replace, transpose, structure-only inputs,
+sparse and dense u, push and pull; then fixed cases: empty operands, long (power-law) rows,
+aliasing, iso inputs, int64 indices, operator names, requests, and bad input (the specific
+error, nothing changed). ANY results are compared on structure, and on values only where
+min and max over the candidates agree.
+"""
+import importlib
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import grblas_gpu as gg
+from conftest import random_coo, snapshot
+
+gb = pytest.importorskip("graphblas")
+MXV = importlib.import_module("grblas_gpu.operations.mxv")  # the module (gg.operations.mxv is the function)
+
+TYPES = ("BOOL", "INT32", "INT64", "FP32", "FP64")
+# one or two semirings of each family (monoid x multiply kind)
+SEMIRINGS = ("plus_times", "plus_first", "plus_second", "plus_pair", "plus_min", "plus_minus",
+             "plus_truediv", "min_plus", "min_times", "min_first", "min_second", "min_max",
+             "max_min", "max_plus", "max_times", "max_first", "times_plus", "times_times",
+             "any_pair", "any_first", "any_second", "any_times", "lor_land", "lor_first",
+             "land_lor", "lxor_land", "eq_eq", "lor_eq", "lor_gt", "min_iseq", "max_isgt",
+             "bor_band", "bxor_bor", "plus_lor", "max_land", "min_cdiv", "plus_floordiv")
+MASKS = ("none", "V", "S", "~V", "~S")
+ACCUMS = (None, "plus", "min", "times", "second")
+EXAMPLES = 120 if gg.backend.is_gpu else 200  # the GPU compiles a kernel per new configuration
+
+
+# ---------------------------------------------------------------- helpers
+def integral_coo(rng, nrows, ncols, density, dtype):
+    """random_coo with small integer values also for floats, so sums are exact."""
+    rows, cols, vals = random_coo(rng, nrows, ncols, density, dtype)
+    if vals.dtype.kind == "f":
+        vals = np.round(vals).astype(vals.dtype)
+    return rows, cols, vals
+
+
+def make_matrix(rng, m, n, density, dtype, iso=False):
+    rows, cols, vals = integral_coo(rng, m, n, density, dtype)
+    A = gg.Matrix.from_coo(rows, cols, vals if not iso else vals[:1].sum() + 1 if len(vals) else 1,
+                           nrows=m, ncols=n, dtype=dtype)
+    return A, A.to_graphblas()
+
+
+def make_vector(rng, n, density, dtype, dense=False):
+    rows, _, vals = integral_coo(rng, n, 1, density, dtype)
+    v = gg.Vector.from_coo(rows, vals, size=n, dtype=dtype)
+    if dense:
+        v.set_format("dense")
+    return v, v.to_graphblas()
+
+
+def gb_masks(M, G):
+    return {"none": (None, None), "V": (M.V, G.V), "S": (M.S, G.S), "~V": (~M.V, ~G.V),
+            "~S": (~M.S, ~G.S)}
+
+
+def ones_like(G):
+    """G's structure with every value 1 (ONLY_STRUCTURE)."""
+    return G.apply(gb.unary.one).new()
+
+
+def assert_same(ours, ref, any_bounds=None):
+    """Structure exactly; values exactly (BOOL, integers) or to 1e-5 relative (floats).
+    any_bounds: (lo, hi) python-graphblas vectors for an ANY result: values are checked only
+    where lo == hi (a unique candidate)."""
+    r_idx, r_vals = ref.to_coo()
+    o_idx, o_vals = ours.to_coo()
+    assert ours.size == ref.size
+    assert ours.dtype.name == ref.dtype.name, (ours.dtype, ref.dtype)
+    np.testing.assert_array_equal(o_idx, r_idx)
+    if any_bounds is not None:
+        lo, hi = (b.to_coo()[1] for b in any_bounds)
+        if len(lo) != len(o_vals) or len(hi) != len(o_vals):
+            return
+        keep = lo == hi
+        o_vals, r_vals = o_vals[keep], lo[keep]
+    if o_vals.dtype.kind == "f":
+        np.testing.assert_allclose(o_vals, r_vals, rtol=1e-5, atol=1e-6)
+    else:
+        np.testing.assert_array_equal(o_vals, r_vals)
+
+
+def reference(op, G, gu, gw, sr, gmask, gacc, replace, transpose):
+    """python-graphblas's result, or None where it refuses the combination."""
+    Gp = G.T if transpose else G
+    gw = gw.dup()
+    try:
+        expr = Gp.mxv(gu, sr) if op == "mxv" else gu.vxm(Gp, sr)
+        gw(mask=gmask, accum=gacc, replace=replace) << expr
+    except (gb.exceptions.DomainMismatch, KeyError, TypeError, AttributeError, ValueError):
+        return None
+    return gw
+
+
+def any_candidates(name, op, G, gu, gw, gmask, gacc, replace, transpose):
+    """(result with min_<mult>, result with max_<mult>) at the same types, or None."""
+    mult = name.split("_", 1)[1]
+    out = []
+    for mon in ("min", "max"):
+        sr = getattr(gb.semiring, f"{mon}_{mult}", None)
+        r = None if sr is None else reference(op, G, gu, gw, sr, gmask, gacc, replace, transpose)
+        if r is None:
+            return None
+        out.append(r)
+    return out
+
+
+def run_case(rng, op, name, dtype, m, n, dens_a, dens_u, mask_kind, accum, replace, transpose,
+             s_first, s_second, direction, u_dense, utype=None):
+    A, G = make_matrix(rng, m, n, dens_a, dtype)
+    k = m if transpose else n          # u's size
+    out = (n if transpose else m) if op == "mxv" else (m if transpose else n)
+    if op == "vxm":
+        k = n if transpose else m
+    u, gu = make_vector(rng, k, dens_u, utype or dtype, dense=u_dense)
+    w, gw = make_vector(rng, out, 0.5, rng.choice(TYPES))
+    M, GM = make_vector(rng, out, 0.5, rng.choice(TYPES))
+    if rng.random() < 0.5:
+        M.set_format("dense")
+    mask, gmask = gb_masks(M, GM)[mask_kind]
+    if mask_kind == "none":
+        replace = False  # python-graphblas refuses replace without a mask
+    gacc = getattr(gb.binary, accum) if accum else None
+    # structure-only inputs: first = A in mxv, u in vxm
+    GA = ones_like(G) if (s_first if op == "mxv" else s_second) else G
+    Gu = ones_like(gu) if (s_second if op == "mxv" else s_first) else gu
+    sr = getattr(gb.semiring, name)
+    ref = reference(op, GA, Gu, gw, sr, gmask, gacc, replace, transpose)
+    desc = gg.Descriptor(replace=replace, structure_first=s_first, structure_second=s_second)
+    if op == "mxv":
+        desc.transpose_first = transpose
+        call = lambda: gg.mxv(w, A, u, name, mask=mask, accum=accum, desc=desc, direction=direction)  # noqa: E731
+    else:
+        desc.transpose_second = transpose
+        call = lambda: gg.vxm(w, u, A, name, mask=mask, accum=accum, desc=desc, direction=direction)  # noqa: E731
+    if ref is None:  # python-graphblas has no such semiring at these types: neither do we
+        before = snapshot(w)
+        with pytest.raises(gg.DomainMismatch):
+            call()
+        assert snapshot(w) == before
+        return
+    call()
+    if direction is not None:
+        assert MXV.last_choice.direction == direction
+    bounds = None
+    if name.startswith("any_"):
+        bounds = any_candidates(name, op, GA, Gu, gw, gmask, gacc, replace, transpose)
+        if bounds is None:  # no min/max twin: the structure alone
+            np.testing.assert_array_equal(w.to_coo()[0], ref.to_coo()[0])
+            return
+    assert_same(w, ref, bounds)
+
+
+# ---------------------------------------------------------------- property tests
+@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(op=st.sampled_from(("mxv", "vxm")), name=st.sampled_from(SEMIRINGS),
+       dtype=st.sampled_from(TYPES), m=st.integers(0, 12), n=st.integers(0, 12),
+       dens_a=st.sampled_from((0.0, 0.2, 0.5, 1.0)), dens_u=st.sampled_from((0.0, 0.3, 0.7, 1.0)),
+       mask_kind=st.sampled_from(MASKS), accum=st.sampled_from(ACCUMS), replace=st.booleans(),
+       transpose=st.booleans(), s_first=st.booleans(), s_second=st.booleans(),
+       direction=st.sampled_from((None, "push", "pull")), u_dense=st.booleans(),
+       seed=st.integers(0, 2**32 - 1))
+def test_matches_suitesparse(op, name, dtype, m, n, dens_a, dens_u, mask_kind, accum, replace,
+                             transpose, s_first, s_second, direction, u_dense, seed):
+    rng = np.random.default_rng(seed)
+    run_case(rng, op, name, dtype, m, n, dens_a, dens_u, mask_kind, accum, replace, transpose,
+             s_first, s_second, direction, u_dense)
+
+
+@pytest.mark.parametrize("ta, tu", [("INT32", "FP64"), ("BOOL", "INT64"), ("FP32", "INT32"),
+                                    ("INT64", "BOOL")])
+@pytest.mark.parametrize("direction", ["push", "pull"])
+def test_mixed_operand_types(ta, tu, direction):
+    rng = np.random.default_rng(7)
+    for op, name in (("mxv", "plus_times"), ("vxm", "min_plus"), ("mxv", "max_first")):
+        run_case(rng, op, name, ta, 9, 11, 0.4, 0.6, "~S", None, False, False, False, False,
+                 direction, False, utype=tu)
+
+
+# power-law rows: one hub row far past LONG_CHUNK, rows past the short-row limit, many short
+# and empty rows: exercises every pull kernel (lane groups, warp items, split rows)
+@pytest.mark.parametrize("name, dtype", [("plus_times", "FP64"), ("min_plus", "INT32"),
+                                         ("max_min", "FP32"), ("any_pair", "BOOL"),
+                                         ("lor_land", "BOOL"), ("times_plus", "INT64"),
+                                         ("min_plus", "FP32"), ("max_times", "INT32")])
+@pytest.mark.parametrize("mask_kind", ["none", "V", "~S"])
+def test_long_rows(name, dtype, mask_kind):
+    rng = np.random.default_rng(11)
+    m, n = 700, 9000
+    lens = np.minimum((rng.pareto(1.2, m) * 6).astype(np.int64), n)
+    lens[:3] = (n, 5000, 300)
+    lens[3:50] = 0
+    rows = np.repeat(np.arange(m), lens)
+    cols = np.concatenate([np.sort(rng.choice(n, k, replace=False)) for k in lens])
+    npt = gg.lookup_dtype(dtype).np_type
+    vals = (rng.integers(0, 2, len(rows)) if npt.kind == "b" else rng.integers(-3, 4, len(rows))).astype(npt)
+    if name == "times_plus":
+        vals = np.ones(len(rows), npt)  # keep products of thousands of terms finite
+    A = gg.Matrix.from_coo(rows, cols, vals, nrows=m, ncols=n, dtype=dtype)
+    G = A.to_graphblas()
+    uv = (rng.integers(0, 2, n) if npt.kind == "b" else rng.integers(-3, 4, n)).astype(npt)
+    keep = rng.random(n) < 0.9
+    u = gg.Vector.from_coo(np.nonzero(keep)[0], uv[keep], size=n, dtype=dtype)
+    u.set_format("dense")
+    gu = u.to_graphblas()
+    M, GM = make_vector(rng, m, 0.5, "INT32")
+    mask, gmask = gb_masks(M, GM)[mask_kind]
+    for direction in ("pull", "push"):  # push: ~8100 frontier entries, 8 scan blocks
+        w = gg.Vector(gg.lookup_dtype(dtype) if name != "any_pair" else gg.INT64, m)
+        gw = gb.Vector(w.dtype.name, m)
+        sr = getattr(gb.semiring, name)
+        gw(mask=gmask) << G.mxv(gu, sr)
+        gg.mxv(w, A, u, name, mask=mask, direction=direction)
+        if name.startswith("any"):
+            np.testing.assert_array_equal(w.to_coo()[0], gw.to_coo()[0])
+            assert (w.to_coo()[1] == 1).all()
+        else:
+            assert_same(w, gw)
+        # vxm through Aᵀ reads the CSC: the same numbers
+        w2 = gg.Vector(w.dtype, m)
+        gg.vxm(w2, u, A, name, mask=mask, direction=direction,
+               desc=gg.Descriptor(transpose_second=True))
+        if not name.startswith("any") and name.split("_")[1] in ("times", "plus", "land", "min"):
+            assert w2.isequal(w, tolerance=1e-12)
+
+
+# ---------------------------------------------------------------- fixed cases
+@pytest.mark.parametrize("direction", ["push", "pull", None])
+@pytest.mark.parametrize("shape", [(0, 0), (0, 5), (5, 0), (4, 6)])
+def test_empty_operands(direction, shape):
+    m, n = shape
+    A = gg.Matrix(gg.FP64, m, n)
+    u = gg.Vector.from_coo(np.arange(n), np.ones(n), size=n)
+    w = gg.mxv(gg.Vector(gg.FP64, m), A, u, "min_plus", direction=direction)
+    assert w.nvals == 0 and w.size == m
+    w = gg.vxm(gg.Vector(gg.FP64, n), gg.Vector(gg.FP64, m), A, "plus_times", direction=direction)
+    assert w.nvals == 0 and w.size == n
+
+
+@pytest.mark.parametrize("direction", ["push", "pull"])
+def test_fully_masked_output_keeps_w(direction, rng):
+    A, _ = make_matrix(rng, 8, 8, 0.5, "INT64")
+    u, _ = make_vector(rng, 8, 0.8, "INT64")
+    w, _ = make_vector(rng, 8, 0.5, "INT64")
+    before = snapshot(w)
+    everything = gg.Vector.from_coo(np.arange(8), True, size=8)
+    gg.mxv(w, A, u, "plus_times", mask=~everything.S, direction=direction)
+    assert snapshot(w) == before
+    gg.mxv(w, A, u, "plus_times", mask=~everything.S, direction=direction,
+           desc=gg.Descriptor(replace=True))
+    assert w.nvals == 0
+
+
+@pytest.mark.parametrize("direction", ["push", "pull"])
+@pytest.mark.parametrize("alias", ["w_is_u", "w_is_mask", "u_is_mask"])
+def test_aliasing(direction, alias, rng):
+    A, G = make_matrix(rng, 10, 10, 0.4, "INT32")
+    u, gu = make_vector(rng, 10, 0.6, "INT32")
+    if alias == "w_is_u":
+        w, gw, mask, gmask = u, gu.dup(), None, None
+    elif alias == "w_is_mask":
+        w, gw = make_vector(rng, 10, 0.5, "INT32")
+        mask, gmask = w.S, gw.S
+    else:
+        w, gw = make_vector(rng, 10, 0.5, "INT32")
+        mask, gmask = ~u.V, ~gu.V
+    gw(mask=gmask, accum=gb.binary.plus) << G.mxv(gu.dup(), gb.semiring.min_plus)
+    gg.mxv(w, A, u, "min_plus", mask=mask, accum="plus", direction=direction)
+    assert_same(w, gw)
+
+
+@pytest.mark.parametrize("direction", ["push", "pull"])
+def test_iso_inputs_and_int64_indices(direction, rng):
+    rows, cols, _ = integral_coo(rng, 20, 15, 0.3, "FP64")
+    A = gg.Matrix.from_coo(rows, cols, 2.5, nrows=20, ncols=15)       # iso A
+    A64 = A._as_index_dtype(np.int64)
+    assert A64.index_dtype == np.int64
+    u = gg.Vector.from_coo(np.arange(0, 15, 2), 3.0, size=15)          # iso u
+    G, gu = A.to_graphblas(), u.to_graphblas()
+    for B in (A, A64):
+        for name in ("plus_times", "min_plus", "max_second", "any_pair"):
+            w = B.mxv(u, name, direction=direction)
+            ref = G.mxv(gu, getattr(gb.semiring, name)).new()
+            assert_same(w, ref, (ref, ref) if name.startswith("any") else None)
+            w = u.vxm(B.T, name, direction=direction)
+            ref = gu.vxm(G.T, getattr(gb.semiring, name)).new()
+            assert_same(w, ref, (ref, ref) if name.startswith("any") else None)
+
+
+def test_operator_names_and_operators(rng):
+    A, G = make_matrix(rng, 6, 7, 0.5, "INT32")
+    u, gu = make_vector(rng, 7, 0.7, "INT32")
+    ref = G.mxv(gu, gb.semiring.min_plus).new()
+    import semirings
+
+    for sr in ("min_plus", "NVGRAPH_MIN_PLUS_SR", "MKL_GRAPH_SEMIRING_MIN_PLUS_INT32",
+               semirings.min_plus, semirings.min_plus[gg.INT32]):
+        assert_same(A.mxv(u, sr), ref)
+    w, gw = make_vector(rng, 6, 0.5, "INT32")
+    gw(accum=gb.binary.plus) << G.mxv(gu, gb.semiring.plus_times)
+    gg.mxv(w, A, u, "MKL_GRAPH_SEMIRING_PLUS_TIMES_INT32", accum="MKL_GRAPH_ACCUMULATOR_PLUS")
+    assert_same(w, gw)
+
+
+def test_matmul_operators(rng):
+    A, G = make_matrix(rng, 6, 7, 0.5, "FP64")
+    u, gu = make_vector(rng, 7, 0.7, "FP64")
+    v, gv = make_vector(rng, 6, 0.7, "FP64")
+    assert_same(A @ u, (G @ gu).new())
+    assert_same(v @ A, (gv @ G).new())
+    assert_same(A.T @ v, (G.T @ gv).new())
+
+
+def test_direction_choice_and_trace(rng):
+    A, _ = make_matrix(rng, 200, 200, 0.05, "FP64")
+    seen = []
+    MXV.trace = lambda what, choice: seen.append((what, choice.direction))
+    try:
+        sparse_u, _ = make_vector(rng, 200, 0.01, "FP64")
+        dense_u, _ = make_vector(rng, 200, 0.9, "FP64", dense=True)
+        A.mxv(sparse_u)
+        dense_u.vxm(A)
+        visited = gg.Vector.from_coo(np.arange(199), True, size=200)
+        A.mxv(dense_u, mask=~visited.S)  # one allowed output: pull would read one row
+    finally:
+        MXV.trace = None
+    assert seen == [("mxv", "push"), ("vxm", "pull"), ("mxv", "push")] or seen[:2] == [
+        ("mxv", "push"), ("vxm", "pull")]
+    assert MXV.choose_direction(10, 1000, 1.0).direction == "push"
+    assert MXV.choose_direction(500, 1000, 1.0).direction == "pull"
+    assert MXV.choose_direction(50, 1000, 0.01).direction == "pull"
+
+
+# ---------------------------------------------------------------- multi-stage requests
+@pytest.mark.parametrize("buffers", ["sparse", "dense"])
+@pytest.mark.parametrize("op", ["mxv", "vxm"])
+def test_fill_nnz_then_fill_entries_equals_compute_all(buffers, op, rng):
+    A, _ = make_matrix(rng, 12, 12, 0.3, "FP32")
+    u, _ = make_vector(rng, 12, 0.5, "FP32")
+    w0, _ = make_vector(rng, 12, 0.4, "FP32")
+    M, _ = make_vector(rng, 12, 0.6, "BOOL")
+    fn = gg.mxv if op == "mxv" else gg.vxm
+    args = (A, u) if op == "mxv" else (u, A)
+    kw = dict(mask=M.V, accum="plus")
+    expected = fn(w0.dup(), *args, "plus_times", **kw)
+    w = w0.dup()
+    before = snapshot(w)
+    fn(w, *args, "plus_times", request=gg.Request.FILL_NNZ, **kw)
+    assert w.nvals == expected.nvals
+    assert snapshot(w)[2:] == before[2:]  # content unchanged until FILL_ENTRIES
+    xp = gg.backend.xp
+    if buffers == "sparse":
+        ind = xp.empty(w.nvals, dtype=np.int64)
+        val = xp.empty(w.nvals, dtype=np.float32)
+        w.set_sparse(ind, val)
+    else:
+        val = xp.empty(12, dtype=np.float32)
+        w.set_dense(val)
+    fn(w, *args, "plus_times", request="MKL_GRAPH_REQUEST_FILL_ENTRIES", **kw)
+    assert w.isequal(expected)
+    if buffers == "sparse":
+        np.testing.assert_array_equal(gg.backend.to_host(ind), expected.to_coo()[0])
+        np.testing.assert_array_equal(gg.backend.to_host(val), expected.to_coo()[1])
+        assert w.get_sparse()[0] is ind and w.get_sparse()[1] is val
+    else:
+        np.testing.assert_array_equal(gg.backend.to_host(val), expected.to_dense(0))
+
+
+def test_request_misuse_raises_and_changes_nothing(rng):
+    xp = gg.backend.xp
+    A, _ = make_matrix(rng, 10, 10, 0.3, "INT64")
+    u, _ = make_vector(rng, 10, 0.5, "INT64")
+    w, _ = make_vector(rng, 10, 0.5, "INT64")
+    FE, FN = gg.Request.FILL_ENTRIES, gg.Request.FILL_NNZ
+    before = snapshot(w)
+    with pytest.raises(gg.InvalidValue):  # no FILL_NNZ before
+        gg.mxv(w, A, u, "plus_times", request=FE)
+    assert snapshot(w) == before
+    gg.mxv(w, A, u, "plus_times", request=FN)
+    n = w.nvals
+    with pytest.raises(gg.InvalidValue):  # no buffers attached
+        gg.mxv(w, A, u, "plus_times", request=FE)
+    with pytest.raises(gg.InvalidValue):  # wrong size
+        w.set_sparse(xp.empty(n + 1, dtype=np.int64), xp.empty(n + 1, dtype=np.int64))
+    with pytest.raises(gg.InvalidValue):  # wrong dtype
+        w.set_sparse(xp.empty(n, dtype=np.int64), xp.empty(n, dtype=np.float64))
+    with pytest.raises(gg.InvalidValue):  # wrong dense size
+        w.set_dense(xp.empty(3, dtype=np.int64))
+    ind, val = xp.full(n, -7, dtype=np.int64), xp.full(n, -7, dtype=np.int64)
+    w.set_sparse(ind, val)
+    with pytest.raises(gg.InvalidValue):  # other arguments
+        gg.mxv(w, A, u, "min_plus", request=FE)
+    u2 = u.dup()
+    u2[0] = 99
+    with pytest.raises(gg.InvalidValue):  # other operand
+        gg.mxv(w, A, u2, "plus_times", request=FE)
+    u[1] = 42                            # the operand itself changed in between
+    with pytest.raises(gg.InvalidValue):
+        gg.mxv(w, A, u, "plus_times", request=FE)
+    assert snapshot(w)[2:] == before[2:]
+    assert (gg.backend.to_host(ind) == -7).all() and (gg.backend.to_host(val) == -7).all()
+
+
+def test_set_and_get_buffers_adopt_content():
+    xp = gg.backend.xp
+    v = gg.Vector(gg.FP64, 6)
+    idx, vals = xp.asarray([1, 4], dtype=np.int32), xp.asarray([2.0, 3.0])
+    v.set_sparse(idx, vals)
+    assert v.nvals == 2 and v[4] == 3.0
+    assert v.get_sparse()[0] is idx  # shared, not copied
+    with pytest.raises(gg.DimensionMismatch):
+        v.set_sparse(xp.asarray([4, 1]), xp.asarray([1.0, 1.0, 1.0]))
+    with pytest.raises(gg.InvalidValue):  # a duplicate index
+        v.set_sparse(xp.asarray([4, 4]), xp.asarray([1.0, 1.0]))
+    assert v.nvals == 2 and v.get_sparse()[0] is idx
+    d = xp.arange(6, dtype=np.float64)
+    v.set_dense(d)
+    assert v.nvals == 6 and v[5] == 5.0
+    np.testing.assert_array_equal(gg.backend.to_host(v.get_dense()), np.arange(6))
+
+
+# ---------------------------------------------------------------- bad input
+def _bad_calls(A, u, w, M):
+    yield gg.InvalidValue, lambda: gg.mxv(w, A, "u", "plus_times")
+    yield gg.InvalidValue, lambda: gg.mxv(A, A, u, "plus_times")
+    yield gg.InvalidValue, lambda: gg.vxm(w, u, u, "plus_times")
+    yield gg.DimensionMismatch, lambda: gg.mxv(w, A, gg.Vector(gg.FP64, 3), "plus_times")
+    yield gg.DimensionMismatch, lambda: gg.mxv(gg.Vector(gg.FP64, 4), A, u, "plus_times")
+    yield gg.DimensionMismatch, lambda: gg.vxm(w, u, A, "plus_times")  # u has A's ncols
+    yield gg.DimensionMismatch, lambda: gg.mxv(w, A, u, "plus_times", mask=gg.Vector(gg.BOOL, 3))
+    yield gg.InvalidValue, lambda: gg.mxv(w, A, u, "no_such_semiring")
+    yield gg.InvalidValue, lambda: gg.mxv(w, A, u, "plus")  # a monoid, not a semiring
+    yield gg.InvalidValue, lambda: gg.mxv(w, A, u, "plus_times", direction="sideways")
+    yield gg.InvalidValue, lambda: gg.mxv(w, A, u, "plus_times", desc="replace")
+    yield gg.InvalidValue, lambda: gg.mxv(w, A, u, "plus_times", request="FILL_EVERYTHING")
+    yield gg.InvalidValue, lambda: gg.mxv(w, A, u, "plus_times", mask="mask")
+    yield gg.DomainMismatch, lambda: gg.mxv(w, A, u, "bor_band")  # no FP64 bitwise semiring
+
+
+def test_bad_input_raises_and_changes_nothing(rng):
+    A, _ = make_matrix(rng, 8, 9, 0.4, "FP64")
+    u, _ = make_vector(rng, 9, 0.5, "FP64")
+    w, _ = make_vector(rng, 8, 0.5, "FP64")
+    M, _ = make_vector(rng, 8, 0.5, "BOOL")
+    snaps = [snapshot(x) for x in (A, u, w, M)]
+    for err, call in _bad_calls(A, u, w, M):
+        with pytest.raises(err):
+            call()
+        assert [snapshot(x) for x in (A, u, w, M)] == snaps
