@@ -69,13 +69,16 @@ def values_and_dtype(values, n, dtype, what="values"):
     if np.isscalar(values) or (hasattr(values, "ndim") and values.ndim == 0):
         dt = lookup_dtype(dtype) if dtype is not None else lookup_dtype(np.asarray(values).dtype)
         return None, _scalar_of(values, dt), dt
+    # check the dtype before the backend sees it: CuPy refuses strings and objects itself,
+    # with a ValueError that names no GraphBLAS status
+    kind = values.dtype.kind if hasattr(values, "dtype") else np.asarray(values).dtype.kind
+    if kind == "c":
+        raise TypeNotSupported(f"{what}: complex values are not supported")
+    if kind not in "biuf":
+        raise TypeNotSupported(f"{what}: dtype kind {kind!r} is not a GraphBLAS type")
     arr = xp.asarray(values)
     if arr.ndim != 1:
         raise InvalidValue(f"{what} must be one-dimensional, got shape {arr.shape}")
-    if arr.dtype.kind == "c":
-        raise TypeNotSupported(f"{what}: complex values are not supported")
-    if arr.dtype.kind not in "biuf":
-        raise TypeNotSupported(f"{what}: dtype {arr.dtype} is not a GraphBLAS type")
     if len(arr) != n:
         raise DimensionMismatch(f"{what} has length {len(arr)}, expected {n}")
     dt = lookup_dtype(dtype) if dtype is not None else lookup_dtype(arr.dtype)

@@ -20,8 +20,9 @@ plus_times / min_plus algorithms can use directly). ``weighted=True`` gives weig
 in (0, 1] (FP32 unless ``dtype`` is FP64); an undirected graph has one weight per edge,
 stored at both (i, j) and (j, i).
 
-Reproducibility: the same ``seed`` gives the same graph on the same backend; NumPy and CuPy
-random streams differ, so a seed does not give the same graph on both.
+Reproducibility: the same ``seed`` gives the same graph on either backend: every random number
+is counter-based (splitmix64 of the seed, the stream and the draw's index, from
+kernels.sampling), computed bit for bit alike by NumPy and by a CUDA kernel.
 """
 import os
 
@@ -29,6 +30,7 @@ import numpy as np
 
 from . import backend
 from .errors import InvalidValue
+from .kernels.sampling import draw_bits, draw_unit, stream_key
 from .types import BOOL, FP32, lookup_dtype
 
 __all__ = ["rmat", "karate", "graph", "KARATE_EDGES"]
@@ -49,6 +51,9 @@ KARATE_EDGES = (
 )
 KARATE_NODES = 34
 
+# random streams beyond the 2 * scale used for the quadrant bits
+_PERMUTATION_STREAM = 1 << 20
+_WEIGHT_STREAM = (1 << 20) + 1
 _MAX_SCALE = 31  # keeps the edge key row * N + col inside int64
 
 
@@ -69,7 +74,7 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
     xp = backend.xp
     n = 1 << scale
     m = edge_factor * n
-    rs = xp.random.RandomState(seed)
+    seed = _seed(seed)
     ab = a + b
     a_norm = a / ab if ab > 0 else 0.0
     c_norm = c / (1.0 - ab) if ab < 1 else 0.0
@@ -77,12 +82,15 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
     # one bit of every endpoint per level: (row bit, col bit) = quadrant a, b, c or d
     ii = xp.zeros(m, dtype=np.int64)
     jj = xp.zeros(m, dtype=np.int64)
+    edge = xp.arange(m, dtype=np.int64)
     for bit in range(scale):
-        ii_bit = rs.random_sample(m) > ab
-        jj_bit = rs.random_sample(m) > xp.where(ii_bit, c_norm, a_norm)
+        ii_bit = draw_unit(stream_key(seed, 2 * bit), edge) > ab
+        jj_bit = draw_unit(stream_key(seed, 2 * bit + 1), edge) > xp.where(ii_bit, c_norm, a_norm)
         ii |= ii_bit.astype(np.int64) << bit
         jj |= jj_bit.astype(np.int64) << bit
-    perm = rs.permutation(n).astype(np.int64)  # Graph500's vertex relabelling
+    # Graph500's vertex relabelling: a random permutation (the order of random keys)
+    perm = xp.argsort(draw_bits(stream_key(seed, _PERMUTATION_STREAM), xp.arange(n)),
+                      kind="stable").astype(np.int64)
     ii, jj = perm[ii], perm[jj]
 
     keep = ii != jj  # no self loops
@@ -93,7 +101,7 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
         lo, hi = key // n, key % n
         both = xp.concatenate([key, hi * n + lo])
         if weighted:
-            w = _weights(rs, len(key), dt)
+            w = _weights(seed, len(key), dt)
             order = xp.argsort(both)
             both, w = both[order], xp.concatenate([w, w])[order]
         else:
@@ -103,7 +111,7 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
     else:
         key = _sorted_unique(ii * n + jj)  # row-major order, duplicates gone
         rows, cols = key // n, key % n
-        w = _weights(rs, len(key), dt) if weighted else None
+        w = _weights(seed, len(key), dt) if weighted else None
     return _csr_matrix(n, rows, cols, w, dt)
 
 
@@ -179,9 +187,19 @@ def _sorted_unique(key):
     return key[first]
 
 
-def _weights(rs, k, dt):
+def _weights(seed, k, dt):
     """k weights uniform in (0, 1]: 1 - U with U uniform in [0, 1)."""
-    return (1.0 - rs.random_sample(k)).astype(dt.np_type)
+    u = draw_unit(stream_key(seed, _WEIGHT_STREAM), backend.xp.arange(k, dtype=np.int64))
+    return (1.0 - u).astype(dt.np_type)
+
+
+def _seed(seed):
+    """A non-negative int seed (a fresh one when None)."""
+    if seed is None:
+        return int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
+    if int(seed) != seed or seed < 0:
+        raise InvalidValue(f"rmat: seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
 
 
 def _csr_matrix(n, rows, cols, values, dt):

@@ -13,6 +13,15 @@ LAGRAPH = pathlib.Path(os.environ.get("GRBLAS_GPU_LAGRAPH_DATA", REPO.parent / "
 TEST_TYPES = ("BOOL", "INT32", "INT64", "FP32", "FP64")
 
 
+def lagraph_file(name):
+    """The path of one of LAGraph's test matrices; skips the test when the data is absent
+    (it lives beside the checkout, in ../shared, or wherever GRBLAS_GPU_LAGRAPH_DATA says)."""
+    path = LAGRAPH / name
+    if not path.is_file():
+        pytest.skip(f"LAGraph data not found at {LAGRAPH} (set GRBLAS_GPU_LAGRAPH_DATA)")
+    return path
+
+
 def random_coo(rng, nrows, ncols, density, dtype):
     """Unique random coordinates and values of a type (small integers, to avoid overflow noise)."""
     n = int(round(density * nrows * ncols))

@@ -8,7 +8,7 @@ from scipy.sparse import csgraph
 
 import grblas_gpu as gg
 from algorithms import bfs, bfs_advanced
-from conftest import LAGRAPH
+from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
 INF = 2**31 - 1
@@ -75,7 +75,7 @@ def test_guide_example_directly():
 def test_karate_against_networkx():
     A = generate.karate()
     G = nx.karate_club_graph()
-    F = io.read_mm(LAGRAPH / "karate.mtx")          # LAGraph's copy: the same graph
+    F = io.read_mm(lagraph_file("karate.mtx"))          # LAGraph's copy: the same graph
     assert host(bfs(F, 5, undirected=True)[0]).tolist() == host(bfs(A, 5)[0]).tolist()
     for source in (0, 16, 33):
         dist, pred = bfs(A, source, undirected=True)
@@ -122,7 +122,7 @@ def test_directed_push_only_and_pull_with_transpose():
 
 
 def test_west0067_directed():
-    A = io.read_mm(LAGRAPH / "west0067.mtx")
+    A = io.read_mm(lagraph_file("west0067.mtx"))
     S = scipy_of(A)
     for source in (0, 30, 66):
         dist, pred = bfs(A, source)

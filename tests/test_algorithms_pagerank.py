@@ -8,7 +8,7 @@ import scipy.sparse as sp
 
 import grblas_gpu as gg
 from algorithms import pagerank
-from conftest import LAGRAPH
+from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
 
@@ -65,7 +65,7 @@ def test_directed_weighted_with_dangling(alpha):
 
 
 def test_west0067_pattern_against_networkx():
-    A = io.read_mm(LAGRAPH / "west0067.mtx")
+    A = io.read_mm(lagraph_file("west0067.mtx"))
     P = gg.apply(gg.Matrix(gg.FP64, *A.shape), A, "one")       # the pattern, weights 1
     pr = host(pagerank(P))
     ref = nx.pagerank(to_nx(P), alpha=0.85, tol=1e-13, max_iter=1000)

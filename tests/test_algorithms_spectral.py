@@ -13,7 +13,7 @@ from algorithms import (BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG, EDGE_CUT, MOD
                         MODULARITY_MAXIMIZATION, RATIO_CUT, analyze_clustering,
                         spectral_clustering)
 from algorithms.spectral import laplacian_eigenpairs, modularity_eigenpairs
-from conftest import LAGRAPH
+from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
 ALGORITHMS = (MODULARITY_MAXIMIZATION, BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG)
@@ -51,7 +51,7 @@ def test_laplacian_eigenvalues_karate(method):
 
 
 def test_laplacian_eigenvalues_jagmesh7_against_eigsh():
-    A = io.read_mm(LAGRAPH / "jagmesh7.mtx")
+    A = io.read_mm(lagraph_file("jagmesh7.mtx"))
     A = gg.apply(gg.Matrix(gg.FP64, *A.shape), A, "abs")          # positive weights
     S = sp.csr_matrix(dense_of(A))
     L = sp.diags(np.asarray(S.sum(axis=1)).ravel()) - S

@@ -7,7 +7,7 @@ from scipy.sparse import csgraph
 
 import grblas_gpu as gg
 from algorithms import sssp
-from conftest import LAGRAPH
+from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
 
@@ -50,7 +50,7 @@ def test_karate_hop_counts_and_integer_weights():
 
 def test_lagraph_graphs_with_absolute_weights():
     for name in ("west0067.mtx", "bcsstk13.mtx"):
-        A = io.read_mm(LAGRAPH / name)
+        A = io.read_mm(lagraph_file(name))
         Aa = gg.apply(gg.Matrix(gg.FP64, *A.shape), A, "abs")
         S = scipy_of(Aa)
         for source in (0, A.nrows // 2):

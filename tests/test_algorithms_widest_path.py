@@ -7,7 +7,7 @@ import pytest
 
 import grblas_gpu as gg
 from algorithms import widest_path
-from conftest import LAGRAPH
+from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
 
@@ -51,7 +51,7 @@ def test_rmat(dtype):
 
 def test_lagraph_graphs():
     for name in ("west0067.mtx", "jagmesh7.mtx"):
-        A = io.read_mm(LAGRAPH / name)
+        A = io.read_mm(lagraph_file(name))
         for source in (0, A.nrows - 1):
             np.testing.assert_array_equal(host(widest_path(A, source)),
                                           reference(A, source, np.float64))
