@@ -1,0 +1,6 @@
+"""``python -m conformance``: see conformance.cli."""
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,132 @@
+"""Command line: ``python -m conformance`` (also ``grblas-gpu conformance``).
+
+    --quick            a sample covering every operation, operator family, mask / accum /
+                       replace combination, operand shape and density (the default; CI)
+    --full             everything (every operator at every type, every descriptor flag
+                       combination, every LAGraph file); meant for the GPU machine
+    --ops mxm,mxv      only these operations (see --list-ops)
+    --types FP32,INT32 only cases at these input types
+    --seed N           operand values and sampling (a case replays from its seed)
+    --json FILE        every case's outcome (and reproducers) as JSON
+    --list             print the cases and exit
+    --no-shrink        keep failing operands as generated (shrinking is on by default)
+    --max-reproducers  how many reproducers to print (default 10; JSON has them all)
+
+Exit code: 0 when nothing failed, 1 on any failure, 2 on bad arguments.
+"""
+import argparse
+import platform
+import sys
+import time
+
+__all__ = ["main"]
+
+
+def _parser():
+    p = argparse.ArgumentParser(
+        prog="python -m conformance",
+        description="grblas_gpu against python-graphblas (and a dense mimic)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_const", dest="mode", const="quick",
+                      help="a sample covering every operation and operator family (default)")
+    mode.add_argument("--full", action="store_const", dest="mode", const="full",
+                      help="everything: every operator x type, flag combination, LAGraph file")
+    mode.add_argument("--tiny", action="store_const", dest="mode", const="tiny",
+                      help=argparse.SUPPRESS)  # the test suite's smallest plan
+    p.add_argument("--ops", default=None, help="comma-separated operations")
+    p.add_argument("--types", default=None, help="comma-separated GraphBLAS type names")
+    p.add_argument("--seed", type=int, default=0, help="operand values and sampling")
+    p.add_argument("--json", default=None, metavar="FILE",
+                   help="write every case's outcome (and reproducers) as JSON")
+    p.add_argument("--list", action="store_true", help="print the cases without running them")
+    p.add_argument("--list-ops", action="store_true", help="print the operations and exit")
+    p.add_argument("--no-shrink", action="store_true",
+                   help="keep failing operands as generated (default: shrink them)")
+    p.add_argument("--max-reproducers", type=int, default=10, metavar="N",
+                   help="reproducers to print (all are in --json)")
+    p.set_defaults(mode="quick")
+    return p
+
+
+def _split(text):
+    return tuple(x.strip() for x in text.split(",") if x.strip()) if text else None
+
+
+def main(argv=None):
+    """Run the suite as the command line says; returns the exit code."""
+    args = _parser().parse_args(argv)
+    from . import report
+    from .cases import FAMILIES, Plan, UnknownOperation, enumerate_cases
+    from .runner import run
+
+    from . import families  # noqa: F401  (registers the operations)
+
+    if args.list_ops:
+        for name, fam in FAMILIES.items():
+            state = "" if fam.available() else "  (not implemented in grblas_gpu)"
+            print(f"{name}{state}")
+        return 0
+    types = _split(args.types)
+    if types:
+        from grblas_gpu.types import lookup_dtype
+
+        try:
+            types = tuple(lookup_dtype(t).name for t in types)
+        except Exception as e:  # an unknown type name is a usage error
+            print(f"--types: {e}", file=sys.stderr)
+            return 2
+    plan = Plan(mode=args.mode, seed=args.seed, types=types)
+    try:
+        cases = enumerate_cases(plan, _split(args.ops))
+    except UnknownOperation as e:
+        print(f"--ops: {e}", file=sys.stderr)
+        return 2
+    if args.list:
+        for c in cases:
+            print(f"{c.key}  {c.label}")
+        print(f"{len(cases)} cases", file=sys.stderr)
+        return 0
+
+    meta = _meta(args, len(cases))
+    print(" ".join(f"{k}={v}" for k, v in meta.items()), flush=True)
+    start = time.perf_counter()
+    outcomes, current = [], [None]
+
+    def progress(o):
+        if o.case.op != current[0]:
+            current[0] = o.case.op
+            print(f"  {o.case.op} ...", flush=True)
+        if o.status == "failed":
+            print(f"    FAILED {o.case.key}: {o.case.label}\n      {o.reason}", flush=True)
+
+    outcomes = run(cases, shrink=not args.no_shrink, progress=progress)
+    elapsed = time.perf_counter() - start
+    print()
+    print(report.table(outcomes))
+    print(f"\n{len(outcomes)} cases in {elapsed:.1f} s")
+    failed = [o for o in outcomes if o.status == "failed"]
+    for o in failed[:args.max_reproducers]:
+        print(f"\n===== reproducer for {o.case.key}: {o.case.label}\n{o.reproducer}")
+    if len(failed) > args.max_reproducers:
+        print(f"({len(failed) - args.max_reproducers} more reproducers in --json)")
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(report.to_json(outcomes, dict(meta, seconds=round(elapsed, 2))))
+    return 1 if failed else 0
+
+
+def _meta(args, ncases):
+    import graphblas
+
+    import grblas_gpu
+
+    from .operands import lagraph_dir, lagraph_files
+
+    loaded, rejected = lagraph_files()
+    return {"mode": args.mode, "seed": args.seed, "cases": ncases,
+            "backend": grblas_gpu.backend.name, "grblas_gpu": grblas_gpu.__version__,
+            "python-graphblas": graphblas.__version__, "python": platform.python_version(),
+            # a missing data folder must show: it silently removes the LAGraph cases
+            "lagraph": (f"{len(loaded)} files ({len(rejected)} rejected by read_mm) "
+                        f"in {lagraph_dir()}" if loaded
+                        else f"NO DATA at {lagraph_dir()} (set GRBLAS_GPU_LAGRAPH_DATA)")}

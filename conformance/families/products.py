@@ -1,0 +1,187 @@
+"""Products: mxm (with methods and multi-stage requests), mxv, vxm, kronecker.
+
+    mxm        C⟨M⟩ = accum(C, op(A) ⊕.⊗ op(B))       A: m x k, B: k x n (as seen)
+    mxv        w⟨m⟩ = accum(w, op(A) ⊕.⊗ u)
+    vxm        w⟨m⟩ = accum(w, u ⊕.⊗ op(A))
+    kronecker  C⟨M⟩ = accum(C, kron(op(A), op(B)))    with a binary operator
+"""
+from ..cases import register
+from ..operands import data
+from ._common import OutputFamily
+
+REQUESTS = ("two_stage",)
+METHODS = ("auto", "dot", "gustavson", "hash")
+SEMIRING_REPS = ("plus_times", "min_plus", "any_pair", "lor_land", "max_second", "plus_pair",
+                 "min_first", "max_min", "any_second", "plus_min")
+
+
+def _t(shape, transposed):
+    return tuple(reversed(shape)) if transposed else tuple(shape)
+
+
+def _nnz_bound(case, name):
+    op = case.operand(name)
+    return data(op).nvals if op is not None else 0
+
+
+@register
+class Mxm(OutputFamily):
+    name = "mxm"
+    function = "mxm"
+    reps = SEMIRING_REPS
+    spec = True
+    quick_every_pair = True  # the headline operation: every semiring at every type
+
+    def shapes(self, p, d):
+        return {"C": ("matrix", (d["m"], d["n"])),
+                "A": ("matrix", _t((d["m"], d["k"]), p.get("t0"))),
+                "B": ("matrix", _t((d["k"], d["n"]), p.get("t1")))}
+
+    def call(self, case, op, kw):
+        extra = ""
+        if case.p("method", "auto") != "auto":
+            extra += f", method=gg.Method.{case.p('method').upper()}"
+        if case.p("request") == "two_stage":
+            return _two_stage(op, kw + extra)
+        return f"gg.mxm(C, A, B, {op}{kw}{extra})"
+
+    def lagraph_layout(self, shape):
+        r, c = shape
+        if r == c:  # A ⊕.⊗ A
+            return {"m": r, "k": r, "n": r}, {"A": "file", "B": "file"}, {}
+        return {"m": r, "k": c, "n": r}, {"A": "file", "B": "file"}, {"t1": True}  # A ⊕.⊗ A'
+
+    def extras(self, plan):
+        """Every method with each request sequence; each must equal python-graphblas's plain
+        result (the reference does not know about methods or stages)."""
+        rng = plan.rng(self.name, "extras")
+        testable = [(n, ts) for n, ts in ((n, self._types(n)) for n in self.reps) if ts]
+        reps = self.rep_pairs(testable, plan)
+        if not reps:
+            return []
+        plain = dict(mask="none", mask_via="object", accum=None, replace=False)
+        cfgs = [plain, dict(plain, mask="~S"), dict(plain, mask="V", replace=True),
+                dict(plain, accum="plus"), dict(plain, t0=True), dict(plain, t1=True, mask="S")]
+        if plan.mode == "tiny":
+            cfgs = cfgs[:2]
+        lays = self.layouts(plan)
+        lays = lays if plan.full else [lays[0], lays[-1]]
+        out = []
+        i = 0
+        for method in METHODS:
+            for request in ("all",) + REQUESTS:
+                if method == "auto" and request == "all":
+                    continue  # that is every other case
+                for cfg in cfgs:
+                    for lay in lays:
+                        n, t = reps[i % len(reps)]
+                        i += 1
+                        extra = {"method": method, "request": request}
+                        out.append(self.make(plan, n, t, cfg, lay, rng, extra=extra))
+        return out
+
+    def _types(self, name):
+        from .. import catalog
+
+        types, why = catalog.types_for("semiring", name)
+        return [] if why else types
+
+    def nterms(self, case, data_):
+        k = case.operand("A").shape[0 if case.p("t0") else 1]
+        terms = min(k, _nnz_bound(case, "A"), _nnz_bound(case, "B"))
+        return terms + 1 + (1 if case.p("accum") else 0)
+
+
+def _two_stage(op, kw):
+    """oneMKL's two-stage sequence: FILL_NNZ computes C's row pointers into a buffer the caller
+    set, then the caller sizes C's indices and values and FILL_ENTRIES fills them."""
+    xp = "gg.backend.xp"
+    return "\n".join([
+        "# stage 1: row pointers only (oneMKL's MKL_GRAPH_REQUEST_FILL_NNZ)",
+        f"indptr = {xp}.zeros(C.nrows + 1, dtype=np.int64)",
+        "C.set_csr(indptr=indptr)",
+        f"gg.mxm(C, A, B, {op}{kw}, request=gg.Request.FILL_NNZ)",
+        "# stage 2: the caller allocates nvals indices and values, then FILL_ENTRIES",
+        f"indices = {xp}.zeros(C.nvals, dtype=np.int64)",
+        f"values = {xp}.zeros(C.nvals, dtype=C.dtype.np_type)",
+        "C.set_csr(indptr=indptr, indices=indices, values=values)",
+        f"gg.mxm(C, A, B, {op}{kw}, request=gg.Request.FILL_ENTRIES)",
+    ])
+
+
+@register
+class Mxv(OutputFamily):
+    name = "mxv"
+    function = "mxv"
+    output = "w"
+    dims = ("m", "k")
+    inputs = ("A", "u")
+    flags = ("t0", "s0", "s1")
+    reps = SEMIRING_REPS
+    spec = True
+
+    def shapes(self, p, d):
+        return {"w": ("vector", (d["m"],)),
+                "A": ("matrix", _t((d["m"], d["k"]), p.get("t0"))),
+                "u": ("vector", (d["k"],))}
+
+    def call(self, case, op, kw):
+        return f"gg.mxv(w, A, u, {op}{kw})"
+
+    def lagraph_layout(self, shape):
+        return {"m": shape[0], "k": shape[1]}, {"A": "file", "u": "half"}, {}
+
+    def nterms(self, case, data_):
+        k = case.operand("u").shape[0]
+        return min(k, _nnz_bound(case, "u")) + 1 + (1 if case.p("accum") else 0)
+
+
+@register
+class Vxm(OutputFamily):
+    name = "vxm"
+    function = "vxm"
+    output = "w"
+    dims = ("m", "n")
+    inputs = ("u", "A")
+    flags = ("t1", "s0", "s1")
+    reps = SEMIRING_REPS
+    spec = True
+
+    def shapes(self, p, d):
+        return {"w": ("vector", (d["n"],)),
+                "u": ("vector", (d["m"],)),
+                "A": ("matrix", _t((d["m"], d["n"]), p.get("t1")))}
+
+    def call(self, case, op, kw):
+        return f"gg.vxm(w, u, A, {op}{kw})"
+
+    def lagraph_layout(self, shape):
+        return {"m": shape[0], "n": shape[1]}, {"A": "file", "u": "half"}, {}
+
+    def nterms(self, case, data_):
+        k = case.operand("u").shape[0]
+        return min(k, _nnz_bound(case, "u")) + 1 + (1 if case.p("accum") else 0)
+
+
+@register
+class Kronecker(OutputFamily):
+    name = "kronecker"
+    function = "kronecker"
+    op_kind = "binary"
+    dims = ("m1", "n1", "m2", "n2")
+    flags = ("t0", "t1")
+    reps = ("times", "plus", "first", "minus", "lor", "second", "max", "pair")
+    huge = 2**20      # C is huge**2 = 2**40 on a side
+    medium = (5, 9)   # C holds (density * medium**2)**2 entries
+    large = None      # C would hold millions
+
+    def shapes(self, p, d):
+        return {"C": ("matrix", (d["m1"] * d["m2"], d["n1"] * d["n2"])),
+                "A": ("matrix", _t((d["m1"], d["n1"]), p.get("t0"))),
+                "B": ("matrix", _t((d["m2"], d["n2"]), p.get("t1")))}
+
+    def call(self, case, op, kw):
+        return f"gg.kronecker(C, A, B, {op}{kw})"
+
+    def op_groups(self, name):
+        return [name]

@@ -1,0 +1,43 @@
+"""Source-text spellings shared by both sides: scalars, index lists, masks.
+
+Cases are executed as source text (so that reproducers are exactly what ran); these
+functions spell a case's values the same way for grblas_gpu and python-graphblas.
+"""
+
+__all__ = ["scalar_text", "index_text", "mask_text"]
+
+
+def scalar_text(value, tname):
+    """A typed NumPy scalar literal: np.int8(3), np.float32(0.5), np.bool_(True)."""
+    npname = {"BOOL": "bool_", "FP32": "float32", "FP64": "float64"}.get(tname, tname.lower())
+    if isinstance(value, float) and value != value:
+        lit = "np.nan"
+    elif isinstance(value, float) and value in (float("inf"), float("-inf")):
+        lit = "np.inf" if value > 0 else "-np.inf"
+    else:
+        lit = repr(value)
+    return f"np.{npname}({lit})"
+
+
+def index_text(key, lib):
+    """An index argument: a list, one int, or ALL (python-graphblas ':', grblas_gpu gg.ALL)."""
+    if key == "ALL":
+        return ":" if lib == "gb" else "gg.ALL"
+    if isinstance(key, int):
+        return repr(key)
+    return repr([int(k) for k in key])
+
+
+def mask_text(case, lib):
+    """(mask argument text, {descriptor fields}) for grblas_gpu ('gg') or python-graphblas."""
+    mask = case.p("mask", "none")
+    if mask == "none":
+        return None, {}
+    if lib == "gg" and case.p("mask_via") == "desc":
+        fields = {}
+        if "S" in mask:
+            fields["mask_structure"] = True
+        if "~" in mask:
+            fields["mask_complement"] = True
+        return "M", fields
+    return f"{'~' if '~' in mask else ''}M.{mask[-1]}", {}
