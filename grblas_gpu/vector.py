@@ -70,11 +70,12 @@ class Vector(MaskableMixin):
         size = check_dim(size, "size") if size is not None else (
             int(backend.to_scalar(idx.max())) + 1 if idx.size else 0)
         check_in_range(idx, size, "index")
-        # the matrix builder sorts and combines duplicates: reuse it as a size x 1 column
-        M = Matrix.from_coo(idx, xp.zeros(len(idx), dtype=np.int64),
-                            vals if vals is not None else iso, nrows=size, ncols=1, dtype=dt,
+        # the matrix builder sorts and combines duplicates: reuse it as a 1 x size row (two
+        # row offsets, whatever the size)
+        M = Matrix.from_coo(xp.zeros(len(idx), dtype=np.int64), idx,
+                            vals if vals is not None else iso, nrows=1, ncols=size, dtype=dt,
                             dup_op=dup_op)
-        return cls._from_sparse(size, dt, M._rows(), M._values, iso=M._iso)
+        return cls._from_sparse(size, dt, M._indices, M._values, iso=M._iso)
 
     @classmethod
     def from_dense(cls, array, missing_value=None, *, dtype=None):

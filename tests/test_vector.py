@@ -88,3 +88,12 @@ def test_bad_access_changes_nothing():
     with pytest.raises(gg.InvalidValue):
         v["a"]
     assert snapshot(v) == before
+
+
+def test_huge_sparse_vector():
+    n = 2**40
+    v = gg.Vector.from_coo([n - 1, 3, 3], [1.0, 2.0, 5.0], size=n, dup_op="plus")
+    idx, vals = v.to_coo()
+    np.testing.assert_array_equal(idx, [3, n - 1])
+    np.testing.assert_array_equal(vals, [7.0, 1.0])
+    assert v[n - 1] == 1.0 and v.nvals == 2

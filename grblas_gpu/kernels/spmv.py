@@ -525,7 +525,9 @@ def _aligned(*arrays):
 def _plan(ptr, nnz, plan_cache):
     """Row classification for B's row pointers, cached: V, short_max and the long-row items."""
     n = len(ptr) - 1
-    key = ("spmv_plan", _WIDTH_OVERRIDE, UNROLL, SHORT_PASSES, LONG_CHUNK)
+    # the cache is the matrix's, which serves both its CSR (mxv) and its CSC (vxm): the key
+    # names the pointer array the plan was built from, so one never reuses the other's plan
+    key = ("spmv_plan", int(ptr.data.ptr), n, _WIDTH_OVERRIDE, UNROLL, SHORT_PASSES, LONG_CHUNK)
     plan = plan_cache.get(key) if plan_cache is not None else None
     if plan is not None:
         return plan
