@@ -481,3 +481,19 @@ def test_long_rows_both_orientations_of_one_matrix():
         z = u.vxm(A, "plus_times").to_dense()
         np.testing.assert_allclose(y, S @ x, rtol=1e-10)
         np.testing.assert_allclose(z, S.T @ x, rtol=1e-10)
+
+
+def test_reduce_then_broadcast_through_a_ones_column():
+    """PageRank's normalisation: s = uᵀ J (J's one column read by vxm), then b = J s (J's rows
+    read by mxv). On the GPU the two used to share one cached row plan, and b(0) came out
+    n times too large once n passed the long-row threshold."""
+    n = 3000
+    J = gg.Matrix.from_coo(np.arange(n), np.zeros(n, np.int64), 1.0, nrows=n, ncols=1)
+    u = gg.Vector.from_dense(np.full(n, 0.5))
+    s = gg.Vector(gg.FP64, 1)
+    b = gg.Vector(gg.FP64, n)
+    for _ in range(2):
+        gg.vxm(s, u, J, "plus_times")
+        gg.mxv(b, J, s, "plus_times")
+        assert s[0] == 0.5 * n
+        np.testing.assert_array_equal(b.to_dense(), np.full(n, 0.5 * n))
