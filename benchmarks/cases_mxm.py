@@ -14,14 +14,13 @@
 
 ``CASES`` lists (name, params); ``run(name, **params)`` returns rows (dicts: case, scale,
 method, seconds, and the case's checks), as benchmarks.run expects (``python -m benchmarks
---cases mxm``). Standalone: ``python benchmarks/cases_mxm.py [--scales 16 18 20] [--spgemm
+--cases mxm``). Standalone: ``python -m benchmarks.cases_mxm [--scales 16 18 20] [--spgemm
 16:16 14:16] [--llt 18] [--ablation] [--json FILE]``. Times are medians of
 ``reps`` runs after one warm-up (which also compiles the kernels), taken with CUDA events
 under CuPy.
 """
 import argparse
 import json
-import statistics
 import sys
 import time
 
@@ -30,6 +29,8 @@ import numpy as np
 import grblas_gpu as gg
 from grblas_gpu import Descriptor, backend
 from grblas_gpu.generate import rmat
+
+from benchmarks.run import timed as shared_timed
 
 xp = backend.xp
 
@@ -45,27 +46,8 @@ CASES = [
 
 
 def timed(f, reps=3):
-    """(median seconds, last result) of f() after one warm-up call (benchmarks.run.timed
-    when run through the runner)."""
-    if __package__:
-        from .run import timed as shared
-
-        return shared(f, reps, warmup=1)
-    out = f()
-    times = []
-    for _ in range(reps):
-        if backend.is_gpu:
-            start, stop = xp.cuda.Event(), xp.cuda.Event()
-            start.record()
-            out = f()
-            stop.record()
-            stop.synchronize()
-            times.append(xp.cuda.get_elapsed_time(start, stop) / 1e3)
-        else:
-            t0 = time.perf_counter()
-            out = f()
-            times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+    """(median seconds, last result) of f() after one warm-up call: the runner's timer."""
+    return shared_timed(f, reps, warmup=1)
 
 
 def _once(f):
