@@ -34,8 +34,7 @@ def same_buffer(a, b):
         return True
     if not (_is_buffer(a) and _is_buffer(b)) or a.dtype != b.dtype or a.shape != b.shape:
         return False
-    ptr = (lambda x: x.data.ptr) if backend.is_gpu else (lambda x: x.__array_interface__["data"][0])
-    return ptr(a) == ptr(b)
+    return backend.data_address(a) == backend.data_address(b)
 
 
 def _check_buffer(a, what, length, dtypes):

@@ -10,7 +10,8 @@ import numpy
 
 from .errors import NotSupported
 
-__all__ = ["xp", "name", "is_gpu", "asarray", "to_host", "to_scalar", "device_info"]
+__all__ = ["xp", "name", "is_gpu", "asarray", "to_host", "to_scalar", "data_address",
+           "device_info"]
 
 
 def _usable_cupy():
@@ -62,6 +63,11 @@ def to_host(a):
 def to_scalar(a):
     """A Python scalar from a 0-d array: the one device-to-host read a loop may need."""
     return a.item() if hasattr(a, "item") else a
+
+
+def data_address(a):
+    """The address of an array's first element (device or host): tells shared buffers apart."""
+    return a.data.ptr if is_gpu else a.__array_interface__["data"][0]
 
 
 def device_info():
