@@ -7,6 +7,7 @@ Signed negation goes through the unsigned type so that ``-INT_MIN`` wraps instea
 undefined. The NumPy side works on NumPy and CuPy arrays alike (ufuncs and ``np.where`` only).
 """
 import functools
+import math
 
 import numpy as np
 
@@ -255,3 +256,165 @@ def signum(a):
 def truth(a):
     """a as bool: nonzero is true (NaN too, as in C)."""
     return a if kind(a) == "b" else a != 0
+
+
+# ---------------------------------------------------------------- bits, ldexp, binom
+# The C side of these: every shift is by 0 .. bits-1 of an unsigned operand, out-of-range
+# positions and shifts are decided before any shift is evaluated (no undefined behaviour).
+def nbits(t):
+    return t.np_type.itemsize * 8
+
+
+def cunsigned(t):
+    """The unsigned C type of integer type t's width."""
+    return _UNSIGNED_C.get(t.c_type, t.c_type)
+
+
+def _udtype(a):
+    return np.dtype(f"u{a.dtype.itemsize}")
+
+
+def cbit(kind, t, a="x", b="y"):
+    """SuiteSparse's GxB_BGET / BSET / BCLR at integer type t: bit b of a, 1-based (b = 1 is
+    the least significant bit, b = bits the sign bit). b outside 1 .. bits: bget is 0, bset and
+    bclr return a unchanged."""
+    u, n = cunsigned(t), nbits(t)
+    inr = f"(({b}) >= 1 && ({b}) <= {n})"
+    bit = f"(({u})1 << (({b}) - 1))"
+    if kind == "bget":
+        return f"({inr} ? ({t.c_type})(((({u})({a})) >> (({b}) - 1)) & 1) : ({t.c_type})0)"
+    if kind == "bset":
+        return f"({inr} ? ({t.c_type})(({u})({a}) | {bit}) : ({a}))"
+    return f"({inr} ? ({t.c_type})(({u})({a}) & ({u})~{bit}) : ({a}))"
+
+
+def fbit(kind):
+    """The NumPy side of cbit."""
+
+    def f(a, b):
+        ut, n = _udtype(a), a.dtype.itemsize * 8
+        inr = (b >= 1) & (b <= n)
+        s = (np.where(inr, b, 1) - 1).astype(ut)
+        ua = a.astype(ut)
+        if kind == "bget":
+            z = np.where(inr, np.bitwise_and(np.right_shift(ua, s), 1), 0)
+        else:
+            mask = np.left_shift(np.ones_like(s), s)
+            z = np.where(inr, (ua | mask) if kind == "bset" else (ua & np.invert(mask)), ua)
+        return z.astype(a.dtype)
+
+    return f
+
+
+def _cshift_count(b):
+    """b as SuiteSparse passes it to bshift, whose y operand is INT8: its low byte, signed."""
+    return f"(((int)((unsigned long long)({b}) & 255ULL) ^ 128) - 128)"
+
+
+def cbshift(t, a="x", b="y"):
+    """SuiteSparse's GxB_BSHIFT at integer type t: k = b converted to INT8 (the low byte);
+    k > 0 shifts a left by k (bits shifted out are lost), k < 0 right by -k (arithmetic for
+    signed types: the sign is kept); k >= bits gives 0, k <= -bits gives 0 (unsigned) or
+    the sign, 0 or -1 (signed)."""
+    T, u, n, k = t.c_type, cunsigned(t), nbits(t), _cshift_count(b)
+    left = f"({T})(({u})({a}) << {k})"
+    if t.is_signed:
+        right = f"(({a}) < 0 ? ({T})~(~({a}) >> -{k}) : ({T})(({a}) >> -{k}))"
+        far = f"(({a}) < 0 ? ({T})-1 : ({T})0)"
+    else:
+        right = f"({T})(({a}) >> -{k})"
+        far = f"({T})0"
+    return (f"({k} == 0 ? ({a}) : ({k} >= {n} ? ({T})0 : ({k} <= -{n} ? {far} : "
+            f"({k} > 0 ? {left} : {right}))))")
+
+
+def fbshift(a, b):
+    """The NumPy side of cbshift."""
+    dt, ut, n = a.dtype, _udtype(a), a.dtype.itemsize * 8
+    k = b.astype(np.int8).astype(np.int16)
+    sl = np.where((k > 0) & (k < n), k, 0).astype(ut)
+    sr = np.where((k < 0) & (k > -n), -k, 0).astype(dt)
+    left = np.left_shift(a.astype(ut), sl).astype(dt)
+    if dt.kind == "i":
+        right = np.where(a < 0, np.invert(np.right_shift(np.invert(a), sr)), np.right_shift(a, sr))
+        far = np.where(a < 0, dt.type(-1), dt.type(0))
+    else:
+        right = np.right_shift(a, sr)
+        far = np.zeros_like(a)
+    z = np.where(k > 0, left, right)
+    z = np.where(k <= -n, far, z)
+    z = np.where(k >= n, dt.type(0), z)
+    return np.where(k == 0, a, z).astype(dt)
+
+
+_INT_MIN = -2 ** 31
+
+
+def cldexp(t, a="x", b="y"):
+    """SuiteSparse's GxB_LDEXP: ldexp(a, (int) trunc(b)). The C conversion is undefined
+    outside int's range (and for NaN); SuiteSparse's x86 build gives INT_MIN there, so
+    ldexp(1, 2**31) is 0, not inf. That result is spelled out here."""
+    f = "f" if t is FP32 else ""
+    return (f"{fn('ldexp', t)}({a}, (({b}) >= -2147483648.0{f} && ({b}) < 2147483648.0{f}) "
+            f"? (int)({b}) : (-2147483647 - 1))")
+
+
+def fldexp(a, b):
+    """The NumPy side of cldexp."""
+    e = np.where((b >= float(_INT_MIN)) & (b < -float(_INT_MIN)), b, float(_INT_MIN))
+    return np.ldexp(a, e.astype(np.int32)).astype(a.dtype)
+
+
+INT64_MAX = 2 ** 63 - 1
+
+
+def _binom_limits():
+    """{m: the largest N >= 2m with m * C(N, m) <= INT64_MAX}, for every m that has one."""
+    out, m = {}, 2
+    while m * math.comb(2 * m, m) <= INT64_MAX:
+        lo, hi = 2 * m, 4 * m
+        while m * math.comb(hi, m) <= INT64_MAX:
+            lo, hi = hi, 2 * hi
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if m * math.comb(mid, m) <= INT64_MAX else (lo, mid)
+        out[m] = lo
+        m += 1
+    return out
+
+
+# {2: 3037000500, 3: 2642246, 4: 86251, ..., 29: 61, 30: 61}
+BINOM_LIMITS = _binom_limits()
+
+
+def cbinom(t, a="x", b="y"):
+    """python-graphblas's binom (a numba function, INT64): C(a, b); 0 when b < 0 or b > a, and
+    0 on overflow as it detects it. It computes v = v * (a - i) // (i + 1) for i < m =
+    min(b, a - b) and gives up (0) once v * (a - i) would pass INT64_MAX. Those products,
+    C(a, i + 1) * (i + 1), grow with i, so the result is 0 exactly when m * C(a, m) >
+    INT64_MAX: never for m <= 1, always for m > 30, else when a > BINOM_LIMITS[m]. (So
+    C(62, 30), which fits, is 0.) The value is that product chain, unrolled to 30 steps."""
+    m = f"(({b}) < ({a}) - ({b}) ? ({b}) : ({a}) - ({b}))"
+    fits = "0"
+    for mm in sorted(BINOM_LIMITS, reverse=True):
+        fits = f"({m} == {mm} ? ({a}) <= {BINOM_LIMITS[mm]}LL : {fits})"
+    steps = "".join(f" * ({i} < {m} ? (unsigned long long)(({a}) - {i}) : 1ULL)"
+                    f" / ({i} < {m} ? {i + 1}ULL : 1ULL)" for i in range(max(BINOM_LIMITS)))
+    return (f"((({b}) < 0 || ({b}) > ({a})) ? 0LL : (({m} <= 1 || {fits}) ? "
+            f"(long long)(1ULL{steps}) : 0LL))")
+
+
+def fbinom(a, b):
+    """The NumPy side of cbinom (loops over its constant steps, not over elements)."""
+    valid = (b >= 0) & (b <= a)
+    n, k = np.where(valid, a, 0), np.where(valid, b, 0)
+    m = np.minimum(k, n - k)
+    limit = np.where(m <= 1, INT64_MAX, -1)
+    for mm, lim in BINOM_LIMITS.items():
+        limit = np.where(m == mm, lim, limit)
+    fits = valid & (n <= limit)
+    v = np.ones_like(n)
+    for i in range(max(BINOM_LIMITS)):
+        step = fits & (m > i)
+        v = v * np.where(step, n - i, 1) // np.where(step, i + 1, 1)
+    return np.where(fits, v, 0).astype(np.int64)

@@ -23,10 +23,25 @@ Semantics are SuiteSparse's, checked against python-graphblas:
 * atan2, hypot, fmod, remainder, copysign are float only; other types run at FP32 (8/16-bit,
   BOOL) or FP64 (32/64-bit), as in python-graphblas. ``lxnor`` is BOOL only; other types run
   at BOOL. The bitwise operators are for integers only.
+* ``bget`` / ``bset`` / ``bclr`` (integers): bit y of x, 1-based (y = 1 is the least
+  significant bit, y = bits the sign bit); y outside 1 .. bits: bget is 0, bset and bclr
+  give x. ``bshift`` (integers): y is converted to INT8 (its low byte: SuiteSparse's y operand
+  is INT8, so bshift(x, 256) = x and bshift(x, 255) = x >> 1); y > 0 shifts left, y < 0 right
+  (arithmetic on signed types); |y| >= bits gives 0, or -1 for negative signed x shifted right.
+* ``ldexp`` is x * 2**(int) trunc(y) at FP32 (BOOL, 8/16-bit operands) or FP64 (32/64-bit),
+  as python-graphblas, which refuses FP32 and FP64 operands themselves (it deletes
+  ldexp[FP32]/[FP64]: NumPy's ldexp takes no float exponent). y outside int's range gives
+  INT_MIN, as SuiteSparse's x86 conversion does: ldexp(1, 2**31) is 0.
+* ``binom`` is python-graphblas's numba binom at INT64 (every integer type runs there; no BOOL
+  or floats): C(x, y), 0 when y < 0 or y > x, and 0 where its computation overflows (see
+  ``_impl.cbinom``: C(62, 30) is 0 though it fits).
 """
+from dataclasses import dataclass
+
 import numpy as np
 
-from grblas_gpu.types import ALL_TYPES, BOOL, INT8
+from grblas_gpu.errors import DomainMismatch
+from grblas_gpu.types import ALL_TYPES, BOOL, INT8, INT64, lookup_dtype
 
 from . import _impl as I
 from ._core import BinaryOp
@@ -103,6 +118,10 @@ def _c_abs(a):
                      float_=lambda t: f"{I.fn('fabs', t)}({a})")
 
 
+def _bit(kind):
+    return lambda t: I.cbit(kind, t)
+
+
 def _libm2(name, a="x", b="y"):
     return lambda t: f"{I.fn(name, t)}({a}, {b})"
 
@@ -163,14 +182,41 @@ _TABLE = {
     "copysign": (_libm2("copysign"), np.copysign, I.FLOATS, None, None, np.copysign, I.TO_FLOAT),
     "absfirst": (_c_abs("x"), _absfirst, _ALL, None, "abssecond", None, None),
     "abssecond": (_c_abs("y"), _swap(_absfirst), _ALL, None, "absfirst", None, None),
+    "bget": (_bit("bget"), I.fbit("bget"), I.INTEGER, None, None, None, None),
+    "bset": (_bit("bset"), I.fbit("bset"), I.INTEGER, None, None, None, None),
+    "bclr": (_bit("bclr"), I.fbit("bclr"), I.INTEGER, None, None, None, None),
+    "bshift": (I.cbshift, I.fbshift, I.INTEGER, None, None, None, None),
+    "ldexp": (I.cldexp, I.fldexp, I.FLOATS, None, None, None, I.TO_FLOAT),
+    "binom": (I.cbinom, I.fbinom, (INT64,), None, None, None,
+              {t: INT64 for t in I.INTEGER if t is not INT64}),
 }
 for _name, (_op, _ufunc, _rev) in _CMP.items():
     _TABLE[_name] = (f"(x {_op} y)", _ufunc, _ALL, BOOL, _rev, _ufunc, None)
     _TABLE["is" + _name] = (f"(x {_op} y)", _is(_ufunc), _ALL, None, "is" + _rev, None, None)
 
+
+@dataclass(eq=False, repr=False)
+class _CoercedOnly(BinaryOp):
+    """A binary op reached only through its coercions: it runs at its types, but operands of
+    those types are refused (python-graphblas's ldexp: ldexp[INT8] runs at FP32, ldexp[FP32]
+    does not exist there). Only ``op[t]`` and ``t in op`` refuse them; the internal
+    ``_check_type`` (a semiring typing its multiply) still accepts the types it runs at."""
+
+    def __getitem__(self, dtype):
+        dtype = lookup_dtype(dtype)
+        if dtype in self.types:
+            raise DomainMismatch(f"binary {self.name!r} takes no {dtype.name} operands "
+                                 "(as in python-graphblas)")
+        return super().__getitem__(dtype)
+
+    def __contains__(self, dtype):
+        return lookup_dtype(dtype) in self.coercions
+
+
+_COERCED_ONLY = {"ldexp"}
 _OPS = {
-    name: BinaryOp(name, c, I.quiet(f), types, out, commutes_to=rev, ufunc=uf,
-                   coercions=co or {})
+    name: (_CoercedOnly if name in _COERCED_ONLY else BinaryOp)(
+        name, c, I.quiet(f), types, out, commutes_to=rev, ufunc=uf, coercions=co or {})
     for name, (c, f, types, out, rev, uf, co) in _TABLE.items()
 }
 # GrB_DIV is python-graphblas's cdiv; nvGRAPH/oneMKL/SuiteSparse users say div. oneb is

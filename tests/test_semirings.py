@@ -19,8 +19,9 @@ from hypothesis.extra import numpy as hnp
 import semirings
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import (
-    ALL_TYPES, BOOL, FP32, FP64, INT8, INT16, INT32, INT64, UINT8, UINT16, cast,
+    ALL_TYPES, BOOL, FP32, FP64, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, cast,
 )
+from semirings import _impl as I_
 from semirings import binary as B
 from semirings import monoid as M
 from semirings import unary as U
@@ -36,7 +37,7 @@ SEED = 20240607
 
 # ops we define that python-graphblas names differently, and python-graphblas ops we leave out
 OUR_ALIASES = {"div", "oneb"}
-NOT_HERE_BINARY = {"bclr", "bget", "bset", "bshift", "binom", "isclose", "ldexp", "cmplx"}
+NOT_HERE_BINARY = {"isclose", "cmplx"}
 NOT_HERE_UNARY = {"carg", "cimag", "conj", "creal", "erf", "erfc", "frexpe", "frexpx", "lgamma",
                   "tgamma"}
 POSITIONAL = ("firsti", "firstj", "secondi", "secondj", "positioni", "positionj")
@@ -191,7 +192,9 @@ def test_binary_values_match_python_graphblas(name, t):
     ref_name, swap = name, False
     if name == "rpow":  # python-graphblas's rpow is numba's wrapping **; ours is pow swapped
         ref_name, swap = "pow", True
-    ref_op = getattr(gb.binary, ref_name)[typed.type.name]
+    # python-graphblas's op[t] is its op at the type t coerces to (python-graphblas has no
+    # ldexp[FP32] to ask for directly); rpow's reference is pow at the type rpow runs at
+    ref_op = getattr(gb.binary, ref_name)[typed.type.name if swap else t.name]
     keep = np.ones(len(xs), dtype=bool)
     if name in ("floordiv", "rfloordiv"):  # numba's x // 0 leaves garbage in python-graphblas
         num, divisor = (xs, ys) if name == "floordiv" else (ys, xs)
@@ -228,6 +231,130 @@ def test_binary_examples_of_suitesparse_semantics():
     assert B.lor[INT32].out_type is INT32
     assert B.lor.numpy(np.int32([0, 5]), np.int32([0, 0])).tolist() == [0, 1]
     assert B.eq[FP32].out_type is BOOL and B.iseq[FP32].out_type is FP32
+
+
+# ---------------------------------------------------------------- bits, ldexp, binom
+BITS_LDEXP_BINOM = ("bget", "bset", "bclr", "bshift", "ldexp", "binom")
+
+
+def _sweep_pairs(name, t):
+    """Operand pairs at type t around each op's edges: every bit position and shift count
+    near the width, shift counts whose low byte wraps, exponents at the ends of C int's range,
+    binom at its overflow limits."""
+    if name == "binom":
+        lim = I_.BINOM_LIMITS
+        pairs = [(n, k) for n in range(-2, 72) for k in range(-2, n + 3)]
+        pairs += [(v + d, k) for m, v in lim.items() for d in (-1, 0, 1, 2)
+                  for k in (m, v + d - m, m - 1, m + 1)]
+        big = np.iinfo(np.int64)
+        pairs += [(big.max, k) for k in (0, 1, 2, -1, big.max, big.max - 1, big.max - 2)]
+        pairs += [(big.min, 0), (0, big.min), (3, big.min), (big.max, big.min)]
+        if t.np_type.kind == "u":  # past INT64_MAX: negative at INT64, where binom runs
+            pairs += [(2 ** 64 - 1, 1), (2 ** 63 + 3, 2), (3, 2 ** 64 - 1)]
+        info = np.iinfo(t.np_type)
+        pairs = [(n, k) for n, k in pairs if info.min <= min(n, k) and max(n, k) <= info.max]
+        ys = None
+    elif name == "ldexp":
+        ys = [0, 1, -1, 127, 128, -126, -149, -150, 1023, 1024, -1022, -1074, -1075, 2 ** 31 - 1,
+              2 ** 31, -2 ** 31, -2 ** 31 - 1, 2 ** 40, -2 ** 40, 2 ** 63 - 1, -2 ** 63]
+    else:
+        n = t.np_type.itemsize * 8
+        ys = list(range(-n - 2, n + 3))
+        if name == "bshift":
+            ys += [127, 128, 200, 255, 256, 257, 259, 300, 511, 512, -129, -200, -256, -257]
+    if ys is not None:
+        if t.is_bool:
+            ys = [0, 1]
+        else:
+            info = np.iinfo(t.np_type)
+            ys = sorted({y for y in ys + [info.min, info.max] if info.min <= y <= info.max})
+        xs = edge_values(t) + ([] if t.is_bool else [5, 100 if t.is_signed else 200])
+        pairs = list(itertools.product(xs, ys))
+    xs, ys = zip(*pairs)
+    return np.array(xs, dtype=t.np_type), np.array(ys, dtype=t.np_type)
+
+
+BLB_CASES = [(n, t) for n in BITS_LDEXP_BINOM for t in ALL_TYPES if t in B._OPS[n]]
+
+
+@pytest.mark.parametrize("name,t", BLB_CASES, ids=[f"{n}-{t.name}" for n, t in BLB_CASES])
+def test_bits_ldexp_binom_edges_match_python_graphblas(name, t):
+    typed = B._OPS[name][t]
+    xs, ys = (cast(a, typed.type) for a in _sweep_pairs(name, t))
+    ref = gb_binary(getattr(gb.binary, name)[t.name], xs, ys, typed.type)
+    assert_values(typed.numpy(xs, ys), ref, typed.out_type, rtol=0, what=f"{name}[{t.name}]")
+
+
+def test_bits_ldexp_binom_c_has_no_undefined_behaviour(tmp_path):
+    """The C expressions on the sweep, compiled without -fwrapv under UBSan (where gcc has
+    it): no undefined behaviour, and the NumPy function's values."""
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    if gcc is None:
+        pytest.skip("no C compiler")
+    jobs = []
+    for name in BITS_LDEXP_BINOM:
+        op = B._OPS[name]
+        for t in op.types:
+            src_types = [s for s in ALL_TYPES if s in op and op[s].type is t]
+            xs, ys = (np.concatenate(a) for a in zip(*[
+                [cast(v, t) for v in _sweep_pairs(name, s)] for s in src_types]))
+            jobs.append((op, t, xs, ys))
+    src = ["#include <math.h>", "#include <stdio.h>", "#include <stdbool.h>", ""]
+    for k, (op, t, xs, ys) in enumerate(jobs):
+        out = op.out(t)
+        for arr, vals in (("X", xs), ("Y", ys)):
+            body = ", ".join(_c_literal(v, t) for v in vals)
+            src.append(f"static const {t.c_type} {arr}{k}[{len(xs)}] = {{{body}}};")
+        src += [f"static void f{k}(void) {{",
+                f"  for (int i = 0; i < {len(xs)}; i++) {{",
+                f"    const {t.c_type} x = X{k}[i]; const {t.c_type} y = Y{k}[i];",
+                f"    const {out.c_type} z = ({out.c_type})({op.c(t)});",
+                f"    {_emit(out)}", "  }", "  putchar('\\n');", "}"]
+    src += ["int main(void) {", *[f"  f{k}();" for k in range(len(jobs))], "  return 0;", "}"]
+    c_file, exe = tmp_path / "blb.c", tmp_path / "blb"
+    c_file.write_text("\n".join(src))
+    base = [gcc, "-std=c99", "-O1", "-ffp-contract=off", "-Werror=implicit-function-declaration",
+            str(c_file), "-o", str(exe), "-lm"]
+    ubsan = ["-fsanitize=undefined,float-cast-overflow", "-fno-sanitize-recover=all"]
+    cc = subprocess.run(base + ubsan, capture_output=True, text=True)
+    if cc.returncode != 0:  # no libubsan: still check the values
+        cc = subprocess.run(base, capture_output=True, text=True)
+    assert cc.returncode == 0, cc.stderr[-3000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True)
+    assert run.returncode == 0 and "runtime error" not in run.stderr, run.stderr[-3000:]
+    lines = run.stdout.split("\n")
+    for k, (op, t, xs, ys) in enumerate(jobs):
+        got = _parse(lines[k].split(), op.out(t))
+        assert_values(got, op.numpy(xs, ys), op.out(t), rtol=0,
+                      what=f"C vs NumPy: {op!r}[{t.name}]")
+
+
+def test_bits_ldexp_binom_examples():
+    i8, u8, i16, i64 = (lambda *v: np.array(v, np.int8)), (lambda *v: np.array(v, np.uint8)), \
+        (lambda *v: np.array(v, np.int16)), (lambda *v: np.array(v, np.int64))
+    # bit positions are 1-based; out of range: bget 0, bset/bclr leave x
+    assert B.bget.numpy(u8(5, 5, 5, 128, 5), u8(0, 1, 2, 8, 9)).tolist() == [0, 1, 0, 1, 0]
+    assert B.bset.numpy(i8(5, 5, 5, 5), i8(0, 2, 8, 9)).tolist() == [5, 7, -123, 5]
+    assert B.bclr.numpy(i8(-1, -1, -1, -1), i8(1, 8, 0, -1)).tolist() == [-2, 127, -1, -1]
+    # bshift: y's low byte as INT8; right shifts of signed types are arithmetic
+    assert B.bshift.numpy(i16(5, 5, 5, 5, -100, -100, -1, 5), i16(3, 15, 16, -1, -3, -16, 300, 255)
+                          ).tolist() == [40, -32768, 0, 2, -13, -1, 0, 2]
+    assert B.bshift.numpy(u8(255, 255, 255), u8(1, 255, 8)).tolist() == [254, 127, 0]
+    # ldexp: only from BOOL/integer operands (FP32 for 8/16-bit and BOOL, FP64 for 32/64-bit)
+    assert B.ldexp[INT8].type is FP32 and B.ldexp[UINT32].out_type is FP64
+    assert FP32 not in B.ldexp and FP64 not in B.ldexp
+    with pytest.raises(DomainMismatch):
+        B.ldexp[FP64]
+    with pytest.raises(DomainMismatch):
+        semirings.resolve_binary("ldexp", FP32, INT32)
+    one = np.ones(4)
+    assert B.ldexp.numpy(one, np.array([3.0, -1075.0, 2.0 ** 31 - 1, 2.0 ** 31])).tolist() == \
+        [8.0, 0.0, np.inf, 0.0]  # past int's range: the exponent is INT_MIN, as on x86
+    # binom: INT64; 0 outside 0 <= k <= n and where python-graphblas's loop overflows
+    assert B.binom[UINT8].type is INT64 and BOOL not in B.binom and FP64 not in B.binom
+    assert B.binom.numpy(i64(5, 5, 5, 5, 61, 62, 3037000500, 3037000501),
+                         i64(2, 0, 6, -1, 30, 30, 2, 2)).tolist() == \
+        [10, 1, 0, 0, 232714176627630544, 0, 4611686016981624750, 0]
 
 
 # ---------------------------------------------------------------- unary ops
