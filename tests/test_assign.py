@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-from conftest import TEST_TYPES, assert_matches, random_matrix_pair, random_vector_pair, snapshot
+from conftest import TEST_TYPES, assert_matches, random_matrix_pair, random_vector_pair
+from indexcheck import common_index, gb_accum, masks, unchanged
 
 INDEX_KINDS = ("perm", "sorted", "list", "slice", "slice_neg", "all", "none", "empty")
 MASKS = ("none", "V", "S", "~V", "~S", "desc_comp", "desc_struct")
@@ -23,32 +24,11 @@ def rand_index(rng, n, kind):
     if kind == "list":
         a = rng.permutation(n)[:rng.integers(0, n + 1)]
         return a.tolist(), a
-    if kind in ("slice", "slice_neg"):
-        lo, hi = (int(x) if rng.random() < 0.8 else None for x in rng.integers(-n - 1, n + 2, 2))
-        step = int(rng.integers(1, 4)) * (1 if kind == "slice" else -1)
-        return slice(lo, hi, step), slice(lo, hi, step)
-    if kind == "all":
-        return gg.ALL, slice(None)
-    if kind == "none":
-        return None, slice(None)
-    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return common_index(rng, n, kind)
 
 
 def _size(key, n):
     return len(range(n)[key]) if isinstance(key, slice) else len(key)
-
-
-def masks(M, G):
-    return {"none": (None, {}, None), "V": (M, {}, G.V), "S": (M.S, {}, G.S),
-            "~V": (~M, {}, ~G.V), "~S": (~M.S, {}, ~G.S),
-            "desc_comp": (M.V, {"mask_complement": True}, ~G.V),
-            "desc_struct": (M, {"mask_structure": True}, G.S)}
-
-
-def _gb_accum(name):
-    import graphblas as gb
-
-    return getattr(gb.binary, name) if name else None
 
 
 def _scalar(rng, dtype):
@@ -65,9 +45,9 @@ def _config(rng):
 
 def _ref_update(GC, sub, gkey, gmask, accum, replace, gvalue):
     if sub:
-        GC[gkey](mask=gmask, accum=_gb_accum(accum), replace=replace) << gvalue
+        GC[gkey](mask=gmask, accum=gb_accum(accum), replace=replace) << gvalue
     else:
-        GC(mask=gmask, accum=_gb_accum(accum), replace=replace)[gkey] << gvalue
+        GC(mask=gmask, accum=gb_accum(accum), replace=replace)[gkey] << gvalue
 
 
 # ------------------------------------------------------------------ matrix (and scalar) forms
@@ -177,7 +157,7 @@ def test_methods_and_setitem(rng):
     M, GM = random_matrix_pair(rng, 6, 7, 0.5, "BOOL")
     I, J = np.array([5, 0, 2]), np.array([6, 1])
     assert C.assign(A, I, J, mask=M.S, accum="plus") is C
-    GC(mask=GM.S, accum=_gb_accum("plus"))[I, J] << GA
+    GC(mask=GM.S, accum=gb_accum("plus"))[I, J] << GA
     assert_matches(C, GC)
     Ms, GMs = random_matrix_pair(rng, 3, 2, 0.5, "BOOL")
     assert C.subassign(A, I, J, mask=~Ms.S, desc=gg.Descriptor(replace=True)) is C
@@ -222,7 +202,7 @@ def test_transposed_view_and_descriptor_cancel(rng):
     C, GC = random_matrix_pair(rng, 5, 6, 0.4, "FP64")
     A, GA = random_matrix_pair(rng, 3, 2, 0.6, "FP64")
     gg.assign(C, A.T, [4, 1], [0, 5, 2], accum="plus")
-    GC(accum=_gb_accum("plus"))[[4, 1], [0, 5, 2]] << GA.T
+    GC(accum=gb_accum("plus"))[[4, 1], [0, 5, 2]] << GA.T
     assert_matches(C, GC)
     M, GM = random_matrix_pair(rng, 3, 2, 0.5, "BOOL")
     gg.subassign(C, A.T, [0, 3, 2], [1, 4], mask=M.S,
@@ -262,13 +242,6 @@ def test_aliasing_output_is_input_and_mask(rng):
 
 
 # ------------------------------------------------------------------ errors change nothing
-def _unchanged(objs, fn, exc):
-    before = [snapshot(x) for x in objs]
-    with pytest.raises(exc):
-        fn()
-    assert [snapshot(x) for x in objs] == before
-
-
 def test_errors_change_nothing(rng):
     C, _ = random_matrix_pair(rng, 5, 6, 0.5, "FP64")
     A, _ = random_matrix_pair(rng, 2, 3, 0.5, "FP64")
@@ -312,9 +285,9 @@ def test_errors_change_nothing(rng):
             (lambda: fn(C, A, [0.0, 1.0], [0, 1, 2]), gg.InvalidValue),
         ]
         for f, exc in cases:
-            _unchanged(objs, f, exc)
-    _unchanged(objs, lambda: C.__setitem__(([1, 1], [0, 1, 2]), A), gg.InvalidValue)
-    _unchanged(objs, lambda: w.__setitem__([9], 1.0), gg.IndexOutOfBounds)
+            unchanged(objs, f, exc)
+    unchanged(objs, lambda: C.__setitem__(([1, 1], [0, 1, 2]), A), gg.InvalidValue)
+    unchanged(objs, lambda: w.__setitem__([9], 1.0), gg.IndexOutOfBounds)
 
 
 def test_huge_dimensions_need_no_dense_arrays():

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 import grblas_gpu as gg
 from conftest import TEST_TYPES, assert_matches, random_matrix_pair, random_vector_pair, snapshot
+from indexcheck import common_index, gb_accum, masks, unchanged
 from grblas_gpu.operations.extract import parse_index
 
 INDEX_KINDS = ("dups", "perm", "sorted", "list", "slice", "slice_neg", "all", "none", "empty")
@@ -28,29 +29,7 @@ def rand_index(rng, n, kind):
     if kind == "list":
         a = rng.integers(0, max(n, 1), size=rng.integers(0, n + 2)) if n else np.zeros(0, int)
         return a.tolist(), a
-    if kind in ("slice", "slice_neg"):
-        lo, hi = (int(x) if rng.random() < 0.8 else None for x in rng.integers(-n - 1, n + 2, 2))
-        step = int(rng.integers(1, 4)) * (1 if kind == "slice" else -1)
-        return slice(lo, hi, step), slice(lo, hi, step)
-    if kind == "all":
-        return gg.ALL, slice(None)
-    if kind == "none":
-        return None, slice(None)
-    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-
-
-def masks(M, G):
-    """Our (mask, descriptor fields) and python-graphblas's mask, by kind."""
-    return {"none": (None, {}, None), "V": (M, {}, G.V), "S": (M.S, {}, G.S),
-            "~V": (~M, {}, ~G.V), "~S": (~M.S, {}, ~G.S),
-            "desc_comp": (M.V, {"mask_complement": True}, ~G.V),
-            "desc_struct": (M, {"mask_structure": True}, G.S)}
-
-
-def _gb_accum(name):
-    import graphblas as gb
-
-    return getattr(gb.binary, name) if name else None
+    return common_index(rng, n, kind)
 
 
 # ------------------------------------------------------------------ against python-graphblas
@@ -79,7 +58,7 @@ def test_matrix_extract_matches_python_graphblas(seed):
         desc = gg.Descriptor(replace=replace, transpose_first=transpose, **fields)
         before = snapshot(A)
         out = gg.extract(C, A, rows, cols, mask=mask, accum=accum, desc=desc)
-        GC(mask=gmask, accum=_gb_accum(accum), replace=replace) << GAt[grows, gcols]
+        GC(mask=gmask, accum=gb_accum(accum), replace=replace) << GAt[grows, gcols]
         assert out is C
         assert_matches(C, GC)
         assert snapshot(A) == before
@@ -123,7 +102,7 @@ def test_row_col_and_vector_extract_match_python_graphblas(seed):
         mask, fields, gmask = masks(m, gm)[mask_kind]
         desc = gg.Descriptor(replace=replace, transpose_first=transpose, **fields)
         gg.extract(w, A, *args, mask=mask, accum=accum, desc=desc)
-        gw(mask=gmask, accum=_gb_accum(accum), replace=replace) << GAt[gkey]
+        gw(mask=gmask, accum=gb_accum(accum), replace=replace) << GAt[gkey]
         assert_matches(w, gw)
 
 
@@ -146,7 +125,7 @@ def test_methods_and_getitem_return_new_objects(rng):
     assert B is not A and B.isequal(A)
 
 
-def test_element_access_is_unchanged(rng):
+def test_element_access_isunchanged(rng):
     A = gg.Matrix.from_coo([0, 2], [1, 0], [5.0, 6.0], nrows=3, ncols=2)
     assert A[0, 1] == 5.0 and A[2, 0] == 6.0 and A[1, 1] is None
     assert A[np.int64(2), np.int32(0)] == 6.0
@@ -212,13 +191,6 @@ def test_extract_matches_dense_mimic(data):
 
 
 # ------------------------------------------------------------------ errors change nothing
-def _unchanged(objs, fn, exc):
-    before = [snapshot(x) for x in objs]
-    with pytest.raises(exc):
-        fn()
-    assert [snapshot(x) for x in objs] == before
-
-
 def test_errors_change_nothing(rng):
     A, _ = random_matrix_pair(rng, 5, 6, 0.5, "FP64")
     C, _ = random_matrix_pair(rng, 2, 3, 0.5, "FP64")
@@ -254,7 +226,7 @@ def test_errors_change_nothing(rng):
         (lambda: u[[8]], gg.IndexOutOfBounds),
     ]
     for fn, exc in cases:
-        _unchanged(objs, fn, exc)
+        unchanged(objs, fn, exc)
 
 
 def test_aliasing_output_is_input_and_mask(rng):
