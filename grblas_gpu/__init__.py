@@ -6,7 +6,8 @@ from .errors import (AllocFailed, DimensionMismatch, DomainMismatch, GraphBLASEr
 from .types import (BOOL, FP32, FP64, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32,
                     UINT64, lookup_dtype)
 from .mask import Mask
-from .descriptor import Descriptor, Field, Method, Modifier, Request
+from .descriptor import (GrB_COMP, GrB_REPLACE, GrB_STRUCTURE, GrB_TRAN, Descriptor, Field, Method,
+                         Modifier, Request)
 from .matrix import Matrix
 from .vector import Vector
 from .operations import *  # noqa: F401,F403  (mxv, vxm, mxm, ewise_*, apply, ...)
@@ -16,7 +17,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "backend", "types", "Matrix", "Vector", "Mask", "Descriptor", "Field", "Modifier",
-    "Request", "Method", "GraphBLASError", "InvalidValue", "DimensionMismatch",
+    "Request", "Method", "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN", "GraphBLASError", "InvalidValue", "DimensionMismatch",
     "IndexOutOfBounds", "DomainMismatch", "NotSupported", "TypeNotSupported", "AllocFailed",
     "NotConverged", "NotInitialized", "InternalError", "status_string", "lookup_dtype",
     "BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
