@@ -2,6 +2,8 @@
 
     extract    C⟨M⟩ = accum(C, A(I, J))          (w = u(I); w = A(I, j); t0: Aᵀ(I, J))
     assign     C⟨M⟩(I, J) = accum(C(I, J), A)    M has C's shape (GrB_assign)
+               C⟨m⟩(i, J) = accum(C(i, J), u)    m a Vector of ncols(C) (GrB_Row_assign)
+               C⟨m⟩(I, j) = accum(C(I, j), u)    m a Vector of nrows(C) (GrB_Col_assign)
     subassign  C(I, J)⟨M⟩ = accum(C(I, J), A)    M has the region's shape (GxB_subassign)
 
 Index lists are drawn per case: extract's may repeat and come in any order; assign's are
@@ -196,11 +198,55 @@ class _AssignVectorScalar(_AssignVector):
     inputs = ()
 
 
-def _assign_family(op_name):
+class _AssignRow(_AssignMatrix):
+    """GrB_Row_assign: C⟨m, replace⟩(i, J) = accum(C(i, J), u), m a Vector of ncols(C)
+    (replace clears row i only); u is a Vector of |J|. python-graphblas:
+    C(mask=m, accum=acc, replace=r)[i, J] << u."""
+    form = "row"
+    dims = ("m", "n", "q")
+    inputs = ("u",)
+    flags = ()
+
+    def extra_params(self, plan, rng, name, t, d):
+        return {"rows": _indices(rng, d["m"], 1, True, allow_all=False)[0],
+                "cols": _indices(rng, d["n"], d["q"], True)}
+
+    def region(self, p, d):
+        return (_len(p["cols"], d["n"]),)
+
+    def shapes(self, p, d):
+        return {"C": ("matrix", (d["m"], d["n"])), "u": ("vector", self.region(p, d))}
+
+    def mask_shape(self, p, d, shapes):
+        if self.name == "subassign":
+            return "vector", self.region(p, d)
+        return "vector", (d["n"],)  # a row of C
+
+
+class _AssignCol(_AssignRow):
+    """GrB_Col_assign: C⟨m, replace⟩(I, j) = accum(C(I, j), u), m a Vector of nrows(C)."""
+    form = "col"
+    dims = ("m", "n", "p")
+
+    def extra_params(self, plan, rng, name, t, d):
+        return {"rows": _indices(rng, d["m"], d["p"], True),
+                "cols": _indices(rng, d["n"], 1, True, allow_all=False)[0]}
+
+    def region(self, p, d):
+        return (_len(p["rows"], d["m"]),)
+
+    def mask_shape(self, p, d, shapes):
+        if self.name == "subassign":
+            return "vector", self.region(p, d)
+        return "vector", (d["m"],)  # a column of C
+
+
+def _assign_family(op_name, lines=()):
+    bases = (_AssignMatrix, _AssignScalar, _AssignVector, _AssignVectorScalar) + tuple(lines)
     forms = tuple(type(f"{op_name}_{base.form}", (base,), {"name": op_name, "function": op_name})
-                  for base in (_AssignMatrix, _AssignScalar, _AssignVector, _AssignVectorScalar))
+                  for base in bases)
     return register(type(op_name, (Forms,), {"name": op_name, "function": op_name, "forms": forms}))
 
 
-Assign = _assign_family("assign")
+Assign = _assign_family("assign", (_AssignRow, _AssignCol))
 Subassign = _assign_family("subassign")

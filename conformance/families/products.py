@@ -109,6 +109,54 @@ def _two_stage(op, kw):
     ])
 
 
+def _vector_two_stage(template, op, kw):
+    """The two-stage sequence on a Vector output: FILL_NNZ sets w.nvals to the pending count,
+    the caller attaches index and value buffers of that length, FILL_ENTRIES fills them."""
+    xp = "gg.backend.xp"
+    return "\n".join([
+        "# stage 1: the count only (oneMKL's MKL_GRAPH_REQUEST_FILL_NNZ); w is unchanged",
+        template.format(op, kw, "FILL_NNZ"),
+        "# stage 2: the caller allocates nvals indices and values, then FILL_ENTRIES",
+        f"indices = {xp}.zeros(w.nvals, dtype=np.int64)",
+        f"values = {xp}.zeros(w.nvals, dtype=w.dtype.np_type)",
+        "w.set_sparse(indices, values)",
+        template.format(op, kw, "FILL_ENTRIES"),
+    ])
+
+
+def _vector_request_cases(family, plan):
+    """mxv / vxm through FILL_NNZ then FILL_ENTRIES: each must equal python-graphblas's plain
+    result. Full: every configuration on every layout; quick: each configuration once, on a
+    layout that rotates (small, w in dense form, large)."""
+    rng = plan.rng(family.name, "extras")
+    testable = [(n, ts) for n, ts in ((n, family._types(n)) for n in family.reps) if ts]
+    reps = family.rep_pairs(testable, plan)
+    if not reps:
+        return []
+    plain = dict(mask="none", mask_via="object", accum=None, replace=False)
+    tflag = family.flags[0]  # the transpose of A: t0 in mxv, t1 in vxm
+    cfgs = [plain, dict(plain, mask="~S"), dict(plain, mask="V", replace=True),
+            dict(plain, accum="plus"), dict(plain, **{tflag: True}),
+            dict(plain, mask="S", mask_via="desc", accum="min", s0=True),
+            dict(plain, mask="~V", replace=True, accum="second", s1=True)]
+    if plan.mode == "tiny":
+        cfgs = cfgs[:2]
+    lays = family.layouts(plan)
+    if not plan.full:
+        by_tag = {lay[0]: lay for lay in lays}
+        lays = [by_tag[t] for t in ("small", "dense-vectors", "large") if t in by_tag]
+    out = []
+    i = 0
+    for j, cfg in enumerate(cfgs):
+        for lay in (lays if plan.full else [lays[j % len(lays)]]):
+            n, t = reps[i % len(reps)]
+            i += 1
+            tags = ("huge",) if lay[0] == "huge" else ()
+            out.append(family.make(plan, n, t, cfg, lay, rng, extra={"request": "two_stage"},
+                                   tags=tags))
+    return out
+
+
 @register
 class Mxv(OutputFamily):
     name = "mxv"
@@ -126,7 +174,12 @@ class Mxv(OutputFamily):
                 "u": ("vector", (d["k"],))}
 
     def call(self, case, op, kw):
+        if case.p("request") == "two_stage":
+            return _vector_two_stage("gg.mxv(w, A, u, {}{}, request=gg.Request.{})", op, kw)
         return f"gg.mxv(w, A, u, {op}{kw})"
+
+    def extras(self, plan):
+        return _vector_request_cases(self, plan)
 
     def lagraph_layout(self, shape):
         return {"m": shape[0], "k": shape[1]}, {"A": "file", "u": "half"}, {}
@@ -134,6 +187,8 @@ class Mxv(OutputFamily):
     def nterms(self, case, data_):
         k = case.operand("u").shape[0]
         return min(k, _nnz_bound(case, "u")) + 1 + (1 if case.p("accum") else 0)
+
+    _types = Mxm._types
 
 
 @register
@@ -153,7 +208,12 @@ class Vxm(OutputFamily):
                 "A": ("matrix", _t((d["m"], d["n"]), p.get("t1")))}
 
     def call(self, case, op, kw):
+        if case.p("request") == "two_stage":
+            return _vector_two_stage("gg.vxm(w, u, A, {}{}, request=gg.Request.{})", op, kw)
         return f"gg.vxm(w, u, A, {op}{kw})"
+
+    def extras(self, plan):
+        return _vector_request_cases(self, plan)
 
     def lagraph_layout(self, shape):
         return {"m": shape[0], "n": shape[1]}, {"A": "file", "u": "half"}, {}
@@ -161,6 +221,8 @@ class Vxm(OutputFamily):
     def nterms(self, case, data_):
         k = case.operand("u").shape[0]
         return min(k, _nnz_bound(case, "u")) + 1 + (1 if case.p("accum") else 0)
+
+    _types = Mxm._types
 
 
 @register
