@@ -39,9 +39,12 @@ def dot(a, b, mi, mj, mult, mon):
     """a: rows of A (Operand), b: columns of B (Operand, index = row of B); mi, mj: the mask
     entries' rows and columns. Returns (present bool[len(mi)], values mon.type[len(mi)])."""
     memory.require(len(mi) * (1 + mon.type.np_type.itemsize) * 2, "masked dot outputs")
-    if backend.is_gpu:
-        return _dot_cuda(a, b, mi, mj, mult, mon)
-    return _dot_numpy(a, b, mi, mj, mult, mon)
+    present = xp.zeros(len(mi), dtype=bool)
+    out = xp.zeros(len(mi), dtype=mon.type.np_type)
+    if len(mi) == 0 or len(a.idx) == 0 or len(b.idx) == 0:
+        return present, out  # nothing to intersect: every mask entry stays absent
+    impl = _dot_cuda if backend.is_gpu else _dot_numpy
+    return impl(a, b, mi, mj, mult, mon, present, out)
 
 
 # ------------------------------------------------------------------ NumPy
@@ -78,13 +81,8 @@ def _find(op, keys, span, segs, targets):
     return pos, ok
 
 
-def _dot_numpy(a, b, mi, mj, mult, mon):
+def _dot_numpy(a, b, mi, mj, mult, mon, present, out):
     x, z = mult.type, mon.type
-    n = len(mi)
-    present = np.zeros(n, dtype=bool)
-    out = np.zeros(n, dtype=z.np_type)
-    if n == 0 or len(a.idx) == 0 or len(b.idx) == 0:
-        return present, out
     mi, mj = mi.astype(np.int64), mj.astype(np.int64)
     la, lb = a.lengths[mi].astype(np.int64), b.lengths[mj].astype(np.int64)
     akeys, aspan = _segment_keys(a)
@@ -226,15 +224,10 @@ DOT_INSTANCES(long long, int64)
 """
 
 
-def _dot_cuda(a, b, mi, mj, mult, mon):
+def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
     from .spgemm_cuda import module
 
     x, z = mult.type, mon.type
-    n = len(mi)
-    present = xp.zeros(n, dtype=bool)
-    out = xp.zeros(n, dtype=z.np_type)
-    if n == 0 or len(a.idx) == 0 or len(b.idx) == 0:
-        return present, out
     mod = module(mult, mon, a.ptr.dtype, b.ptr.dtype)
     if mi.dtype != mj.dtype or np.dtype(mi.dtype).name not in ("int32", "int64"):
         mi, mj = mi.astype(np.int64), mj.astype(np.int64)
