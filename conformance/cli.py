@@ -112,6 +112,10 @@ def main(argv=None):
     if args.json:
         with open(args.json, "w") as f:
             f.write(report.to_json(outcomes, dict(meta, seconds=round(elapsed, 2))))
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("passed", "failed", "skipped")}
+    # the closing line, in the form test runners end with (CI reads it)
+    print(f"conformance: {counts['passed']} passed, {counts['failed']} failed, "
+          f"{counts['skipped']} skipped")
     return 1 if failed else 0
 
 

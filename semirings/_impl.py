@@ -103,7 +103,10 @@ def cpow(t, a="x", b="y"):
     if t.is_float:
         return (f"((isnan({a}) || isnan({b})) ? ({a}) + ({b}) : (({b}) == 0 ? ({t.c_type})1 : "
                 f"{fn('pow', t)}({a}, {b})))")
+    # CUDA's pow may miss an exact integer power by an ulp (2.0^21 -> 2097151.99...), which
+    # the cast would truncate; with b >= 0 the exact result is an integer: round to it
     p = f"pow((double)({a}), (double)({b}))"
+    p = f"(({b}) >= 0 ? rint({p}) : {p})"
     info = np.iinfo(t.np_type)
     return (f"({p} >= {float(info.max)!r} ? {cmax(t)} : ({p} <= {float(info.min)!r} ? {cmin(t)} "
             f": ({t.c_type}){p}))")
@@ -223,7 +226,8 @@ def fpow(a, b):
     if k == "f":
         p = np.where(b == 0, a.dtype.type(1), np.power(a, b))
         return np.where(np.isnan(a) | np.isnan(b), a + b, p).astype(a.dtype)
-    return saturate(np.power(a.astype(np.float64), b.astype(np.float64)), a.dtype)
+    p = np.power(a.astype(np.float64), b.astype(np.float64))
+    return saturate(np.where(b >= 0, np.rint(p), p), a.dtype)  # see cpow: exact integer powers
 
 
 def fremainder(a, b):

@@ -199,3 +199,18 @@ def test_bad_input_raises_and_changes_nothing(rng):
     Cb = gg.Matrix("BOOL", 4, 5)
     Ab = A.dup("BOOL")
     assert_raises_unchanged(DomainMismatch, lambda: gg.ewise_add(Cb, Ab, Ab, "band"), Cb, Ab)
+
+
+@pytest.mark.parametrize("dtype", ["INT16", "UINT32", "INT64"])
+def test_integer_pow_is_exact(dtype):
+    """Integer pow is pow in double, then the saturating cast: exact powers must not lose an
+    ulp to the device's pow and truncate to one less (2^21 -> 2097151)."""
+    base = np.array([2, 3, 2, 5, 0], dtype=np.int64)
+    expo = np.array([21 if dtype != "INT16" else 14, 9, 0, 3, 4], dtype=np.int64)
+    A = gg.Vector.from_coo(np.arange(5), base, size=5, dtype=dtype)
+    B = gg.Vector.from_coo(np.arange(5), expo, size=5, dtype=dtype)
+    for fmt in ("sparse", "dense"):
+        A.set_format(fmt)
+        B.set_format(fmt)
+        _, z = gg.ewise_mult(gg.Vector(dtype, 5), A, B, "pow").to_coo()
+        assert z.tolist() == [int(b) ** int(e) for b, e in zip(base, expo)], fmt

@@ -497,3 +497,18 @@ def test_reduce_then_broadcast_through_a_ones_column():
         gg.mxv(b, J, s, "plus_times")
         assert s[0] == 0.5 * n
         np.testing.assert_array_equal(b.to_dense(), np.full(n, 0.5 * n))
+
+
+@pytest.mark.parametrize("direction", ["push", "pull"])
+def test_value_masks_of_different_types_in_one_process(direction):
+    """The same product under value masks of several types, one after the other: a compiled
+    kernel reads the mask's values as their own type, so each type needs its own kernel
+    (a shared one read INT32 mask values as bytes, and found no mask entry)."""
+    n = 2127
+    A = gg.Matrix.from_coo([1679, 5], [2126, 7], [0.5, 2.0], nrows=1844, ncols=n, dtype="FP32")
+    u = gg.Vector.from_coo([1679, 5], [3.0, 1.0], size=1844, dtype="FP32")
+    for mtype in ["BOOL", "INT8", "INT32", "FP64", "UINT16", "INT64"]:
+        M = gg.Vector.from_coo([2126, 7], [5, 0], size=n, dtype=mtype)
+        w = gg.vxm(gg.Vector(gg.FP32, n), u, A, "plus_times", mask=M.V, direction=direction)
+        idx, vals = w.to_coo()
+        assert idx.tolist() == [2126] and vals.tolist() == [1.5], mtype

@@ -169,3 +169,18 @@ def test_bad_input_raises_and_changes_nothing(rng):
     assert_raises_unchanged(InvalidValue, lambda: gg.reduce_scalar(A, "plus", accum="plus"), *objs)
     assert_raises_unchanged(InvalidValue, lambda: gg.reduce_scalar(A, "plus", initial=3), *objs)
     assert_raises_unchanged(InvalidValue, lambda: gg.reduce_scalar(w4.S, "plus"), *objs)
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_any_reduces_to_one_of_the_values(dense):
+    """ANY's operator returns one operand: a reduction that folded into the identity would
+    return the identity (0), which is none of the values."""
+    vals = np.arange(1, 3001, dtype=np.int64) * 7
+    idx = np.arange(0, 6000, 2)
+    u = gg.Vector.from_coo(idx, vals, size=6001)
+    if dense:
+        u.set_format("dense")
+    assert int(gg.reduce_scalar(u, "any")) in set(vals.tolist())
+    A = gg.Matrix.from_coo(idx % 50, idx // 50, vals, nrows=50, ncols=200)
+    assert int(gg.reduce_scalar(A, "any")) in set(vals.tolist())
+    assert gg.reduce_scalar(gg.Vector(gg.INT64, 10), "any") == 0   # no entries: the identity

@@ -10,7 +10,7 @@ CAS loop also covers BOOL, INT8 and INT16, which have no atomics of their own.
 """
 import numpy as np
 
-__all__ = ["header", "word_dtype", "word_of", "value_args", "ATOMIC_PLUS_TYPES"]
+__all__ = ["header", "word_dtype", "word_of", "value_args", "c_cast", "ATOMIC_PLUS_TYPES"]
 
 # Z's C type -> the type atomicAdd takes for it (two's complement makes signed 64-bit
 # addition the same bits as unsigned)
@@ -105,3 +105,26 @@ def value_args(op, x):
     if op.vals is not None:
         return op.vals, _np.int64(-1)
     return backend.xp.full(1, op.iso, dtype=x.np_type), _np.int64(0)
+
+
+def _int_literal(value, t):
+    v = int(value)
+    sfx = ("ULL" if t.np_type.kind == "u" else "LL") if t.np_type.itemsize == 8 else (
+        "U" if t.np_type.kind == "u" else "")
+    if v == int(np.iinfo(t.np_type).min) and v < 0:
+        return f"(({t.c_type})(-{-v - 1}{sfx} - 1))"
+    return f"(({t.c_type}){v}{sfx})"
+
+
+def c_cast(src, dst, v="v"):
+    """C expression casting v from DataType src to dst as grblas_gpu.types.cast does."""
+    if src == dst:
+        return v
+    if dst.is_bool:
+        return f"({v} != 0)"
+    if src.is_float and dst.np_type.kind in "iu":
+        info = np.iinfo(dst.np_type)
+        return (f"(({v}) != ({v}) ? ({dst.c_type})0 : (({v}) >= {float(info.max)!r} ? "
+                f"{_int_literal(info.max, dst)} : (({v}) <= {float(info.min)!r} ? "
+                f"{_int_literal(info.min, dst)} : ({dst.c_type})({v}))))")
+    return f"(({dst.c_type})({v}))"

@@ -36,7 +36,7 @@ import numpy as np
 from .. import backend
 from ..types import cast, cast_scalar, lookup_dtype
 from .cache import KernelKey, get_kernel
-from .cuda_common import header
+from .cuda_common import c_cast, header
 from .segment import segment_reduce
 
 xp = backend.xp
@@ -205,29 +205,6 @@ def _pull_numpy(B, u, prod, mask):
 
 
 # ---------------------------------------------------------------- CUDA source
-def _int_literal(value, t):
-    v = int(value)
-    sfx = ("ULL" if t.np_type.kind == "u" else "LL") if t.np_type.itemsize == 8 else (
-        "U" if t.np_type.kind == "u" else "")
-    if v == int(np.iinfo(t.np_type).min) and v < 0:
-        return f"(({t.c_type})(-{-v - 1}{sfx} - 1))"
-    return f"(({t.c_type}){v}{sfx})"
-
-
-def c_cast(src, dst, v="v"):
-    """C expression casting v from DataType src to dst as grblas_gpu.types.cast does."""
-    if src == dst:
-        return v
-    if dst.is_bool:
-        return f"({v} != 0)"
-    if src.is_float and dst.np_type.kind in "iu":
-        info = np.iinfo(dst.np_type)
-        return (f"(({v}) != ({v}) ? ({dst.c_type})0 : (({v}) >= {float(info.max)!r} ? "
-                f"{_int_literal(info.max, dst)} : (({v}) <= {float(info.min)!r} ? "
-                f"{_int_literal(info.min, dst)} : ({dst.c_type})({v}))))")
-    return f"(({dst.c_type})({v}))"
-
-
 _OPERANDS = r"""
 typedef ${TA} TA;   // B's stored value type
 typedef ${TU} TU;   // u's stored value type
@@ -498,6 +475,8 @@ def kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra=()
     """A printable description of one specialisation (KernelKey)."""
     sr = prod.semiring
     mk = ("none", "struct", "value")[_mask_kind(mask)]
+    if _mask_kind(mask) == 2:  # the source reads the mask's values as their own type (TM)
+        mk += ":" + np.dtype(mask.values.dtype).name
     if mask is not None and mask.complement:
         mk = "~" + mk
     return KernelKey(family, variant, (sr.op.monoid.name, sr.op.multiply.name),

@@ -20,6 +20,7 @@ import numpy as np
 from .. import backend
 from ..descriptor import as_descriptor
 from ..errors import DimensionMismatch, InvalidValue
+from ..kernels.elementwise import dense_ewise
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar, unify
@@ -140,6 +141,9 @@ def _dense(A, B, typed, mode, defaults):
     fn, t_in, t_out = typed.op.numpy, typed.type, typed.out_type
     va, ba = A._dense_form()
     vb, bb = B._dense_form()
+    fused = dense_ewise(va, ba, vb, bb, typed, mode, defaults)
+    if fused is not None:
+        return Vector._from_dense(A.size, t_out, *fused)
     xa, xb = cast(va, t_in, xp), cast(vb, t_in, xp)
     n = A.size
     with np.errstate(all="ignore"):

@@ -12,14 +12,16 @@ A binary operator without a monoid may reduce to a vector (it is folded left to 
 within each row, as the C API allows for GrB_Matrix_reduce_BinaryOp) but not to a scalar:
 DomainMismatch, since the empty case has no identity. Values are cast to ⊕'s type.
 
-Computation: one segmented reduction (kernels.segment) over CSR rows; a scalar reduces
-fixed-size chunks the same way, then halves the partial results pairwise (log depth).
+Computation: one segmented reduction (kernels.segment) over CSR rows; a scalar is one
+whole-array reduction (kernels.reduce_all: a monoid is commutative, so any order), taking a
+dense vector's values and bitmap as they are.
 """
 import numpy as np
 
 from .. import backend, operators
 from ..descriptor import as_descriptor
 from ..errors import DimensionMismatch, DomainMismatch, InvalidValue
+from ..kernels.reduce_all import reduce_all
 from ..kernels.segment import segment_reduce
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
@@ -32,10 +34,6 @@ from .writeback import write_back
 xp = backend.xp
 
 __all__ = ["reduce_rowwise", "reduce_columnwise", "reduce_scalar"]
-
-# elements per chunk in the first pass of a scalar reduction (one segment each)
-SCALAR_CHUNK = 256
-
 
 def reduce_rowwise(w, A, op, *, mask=None, accum=None, desc=None):
     """w⟨m⟩ = accum(w, t), t(i) = ⊕_j A(i,j) for each row i holding an entry."""
@@ -102,17 +100,10 @@ def reduce_scalar(A, op="plus", *, accum=None, initial=None):
 
 def _all_reduced(A, typed):
     t = typed.type
-    if A.nvals == 0:
-        return typed.op.identity_of(t)
-    x = cast(A._values_full(), t, xp)
-    x = segment_reduce(x, xp.arange(0, len(x), SCALAR_CHUNK), typed.op, t)
-    fn = typed.op.numpy
-    with np.errstate(all="ignore"):
-        while len(x) > 1:  # combine neighbours: order kept, log depth
-            h = len(x) // 2
-            y = result_array(fn(x[0:2 * h:2], x[1:2 * h:2]), h, t)
-            x = xp.concatenate([y, x[2 * h:]])
-    return cast_scalar(backend.to_host(x)[0], t)
+    if isinstance(A, Vector) and not A.has_sparse:  # the dense form as it is: no compaction
+        values, bitmap = A._dense_form()
+        return reduce_all(cast(values, t, xp), bitmap, typed.op, t)
+    return reduce_all(cast(A._values_full(), t, xp), None, typed.op, t)
 
 
 # ---------------------------------------------------------------------- method forms

@@ -9,12 +9,13 @@ Every operation computes its result T as a new object and ends here. In the spec
 
 Z is built in C's type, as SuiteSparse builds it. The new content is assembled in new
 arrays and swapped into C last, so C is untouched if anything raises, and C may alias any
-input. Vectors with a dense form go through an elementwise bitmap path (no sorting);
-everything else merges sorted keys.
+input. Vectors with a dense form go through an elementwise bitmap path (no sorting; one fused
+kernel on the GPU); everything else merges sorted keys.
 """
 
 from .. import backend
 from ..errors import DimensionMismatch, DomainMismatch
+from ..kernels.elementwise import dense_write
 from ..types import cast
 from ..vector import Vector
 from ._keys import (build_like as _build_like, entries as _entries, linear_keys as _linear_keys,
@@ -57,6 +58,9 @@ def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False)
 def _dense_vector(C, T, mask, accum, replace):
     cv, cb = C._dense_form()
     t_raw, tb = T._dense_form()
+    fused = dense_write(cv, cb, C.dtype, t_raw, tb, T.dtype, _kernel_mask(mask), accum, replace)
+    if fused is not None:
+        return Vector._from_dense(C.size, C.dtype, *fused)
     tv = cast(t_raw, C.dtype, xp)
     if accum is None:
         zv, zb = tv, tb
@@ -71,6 +75,14 @@ def _dense_vector(C, T, mask, accum, replace):
     if replace:
         return Vector._from_dense(C.size, C.dtype, zv, zb & m)
     return Vector._from_dense(C.size, C.dtype, xp.where(m, zv, cv), xp.where(m, zb, cb))
+
+
+def _kernel_mask(mask):
+    """(values or None when structural, bitmap, complement) of the mask's dense form."""
+    if mask is None:
+        return None
+    values, bitmap = mask.parent._dense_form()
+    return (None if mask.structure else values), bitmap, mask.complement
 
 
 def _dense_mask(mask):

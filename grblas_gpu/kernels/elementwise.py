@@ -1,0 +1,143 @@
+"""Fused elementwise kernels over dense vectors (values + presence bitmap), CuPy only.
+
+A dense vector operation written with CuPy calls costs a launch (and ~10 µs of host time)
+per cast, per ``where`` and per bitmap operation: the write-back with a mask and an
+accumulator took about ten. Each function here is one ElementwiseKernel generated from the
+operators' C expressions (with :func:`~grblas_gpu.kernels.cuda_common.c_cast`, the casts
+SuiteSparse makes) and cached by types and operators:
+
+    dense_write(C, T, mask, accum, replace)   C⟨M, replace⟩ = accum(C, T), the write-back
+    dense_apply(x, bitmap, typed, mode, s)    f(x), f(s, x) or f(x, s) (GrB_apply)
+    dense_ewise(A, B, typed, mode, defaults)  A ⊗ B, A ⊕ B, or the union with defaults
+
+Each returns None where it does not apply (NumPy backend, an operator without a C
+expression), and the caller takes its general path, which computes the same values.
+"""
+import numpy as np
+
+from .. import backend
+from ..types import lookup_dtype
+from .cuda_common import c_cast
+
+__all__ = ["dense_write", "dense_apply", "dense_ewise"]
+
+_kernels = {}
+
+
+def _c_expr(op, dtype):
+    try:
+        return op.c(dtype) or None
+    except (AttributeError, TypeError, NotImplementedError):
+        return None
+
+
+def _kernel(key, in_params, out_params, body, preamble=""):
+    k = _kernels.get(key)
+    if k is None:
+        k = _kernels[key] = backend.xp.ElementwiseKernel(
+            in_params, out_params, body, "gg_" + key[0], preamble=preamble)
+    return k
+
+
+def _np_name(t):
+    return np.dtype(t.np_type if hasattr(t, "np_type") else t).name
+
+
+def _binary_preamble(name, op, tin):
+    """``name(x, y)``: the operator at its input type, returning its output type."""
+    tout = op.out(tin)
+    return (f"__device__ __forceinline__ {tout.c_type} {name}({tin.c_type} x, {tin.c_type} y)"
+            f" {{ return ({tout.c_type})({_c_expr(op, tin)}); }}\n"), tout
+
+
+def dense_write(cv, cb, ctype, tv, tb, ttype, mask, accum, replace):
+    """(zv, zb): C⟨M, replace⟩ = accum(C, T) over dense forms. ``mask``: (values or None for
+    structural, bitmap, complement) or None; ``accum``: a typed binary op or None."""
+    if not backend.is_gpu or (accum is not None and _c_expr(accum.op, accum.type) is None):
+        return None
+    ctype, ttype = lookup_dtype(ctype), lookup_dtype(ttype)
+    mvals = None if mask is None else mask[0]
+    mtype = None if mvals is None else lookup_dtype(mvals.dtype)
+    key = ("write", ctype.name, ttype.name, None if accum is None else (accum.op.name, accum.type.name),
+           0 if mask is None else (1 if mvals is None else 2, mtype and mtype.name, bool(mask[2])),
+           bool(replace))
+    preamble, body = "", [f"{ctype.c_type} z = {c_cast(ttype, ctype, 'tv')}; bool has = tb;"]
+    if accum is not None:
+        preamble, tacc = _binary_preamble("accum_op", accum.op, accum.type)
+        both = c_cast(tacc, ctype, f"accum_op({c_cast(ctype, accum.type, 'cv')}, "
+                                   f"{c_cast(ttype, accum.type, 'tv')})")
+        body = [f"{ctype.c_type} z = tb ? (cb ? {both} : {c_cast(ttype, ctype, 'tv')}) : cv;",
+                "bool has = cb || tb;"]
+    if mask is None:
+        body.append("zv = z; zb = has;")
+    else:
+        allowed = "mb" if mvals is None else "(mb && mv != 0)"
+        body.append(f"bool m = {'!' if mask[2] else ''}{allowed};")
+        body.append("if (m) { zv = z; zb = has; } else " +
+                    ("{ zv = z; zb = false; }" if replace else "{ zv = cv; zb = cb; }"))
+    c, t = _np_name(ctype), _np_name(tv.dtype)
+    m = "bool" if mvals is None else mvals.dtype.name
+    k = _kernel(key, f"{c} cv, bool cb, {t} tv, bool tb, {m} mv, bool mb", f"{c} zv, bool zb",
+                "\n".join(body), preamble)
+    zv = backend.xp.empty(len(cb), dtype=ctype.np_type)
+    zb = backend.xp.empty(len(cb), dtype=bool)
+    mb = cb if mask is None else mask[1]
+    k(cv, cb, tv, tb, mb if mvals is None else mvals, mb, zv, zb)
+    return zv, zb
+
+
+def dense_apply(x, typed, mode, s):
+    """z = f(x) (mode 'unary'), f(s, x) ('left') or f(x, s) ('right'), x cast to f's input
+    type, z of f's output type; x of any type."""
+    op, tin, tout = typed.op, typed.type, typed.out_type
+    expr = _c_expr(op, tin)
+    if not backend.is_gpu or expr is None:
+        return None
+    tx = lookup_dtype(x.dtype)
+    key = ("apply", op.name, mode, tx.name, tin.name, tout.name)
+    fx = c_cast(tx, tin, "x_")
+    if mode == "unary":
+        pre = (f"__device__ __forceinline__ {tout.c_type} f_op({tin.c_type} x) "
+               f"{{ return ({tout.c_type})({expr}); }}\n")
+        call, ins = f"f_op({fx})", f"{_np_name(tx)} x_"
+    else:
+        pre, _ = _binary_preamble("f_op", op, tin)
+        call = f"f_op(s, {fx})" if mode == "left" else f"f_op({fx}, s)"
+        ins = f"{_np_name(tx)} x_, {_np_name(tin)} s"
+    k = _kernel(key, ins, f"{_np_name(tout)} z", f"z = {call};", pre)
+    z = backend.xp.empty(len(x), dtype=tout.np_type)
+    if mode == "unary":
+        k(x, z)
+    else:
+        k(x, tin.np_type.type(s), z)
+    return z
+
+
+def dense_ewise(va, ba, vb, bb, typed, mode, defaults):
+    """(z, bitmap) of A ⊗ B ('mult': intersection), A ⊕ B ('add': union, one side's value
+    passed through cast) or ewise_union ('union': a missing side takes its default)."""
+    op, tin, tout = typed.op, typed.type, typed.out_type
+    if not backend.is_gpu or _c_expr(op, tin) is None:
+        return None
+    ta, tb = lookup_dtype(va.dtype), lookup_dtype(vb.dtype)
+    key = ("ewise", op.name, mode, ta.name, tb.name, tin.name, tout.name)
+    pre, tf = _binary_preamble("f_op", op, tin)
+    xa, xb = c_cast(ta, tin, "a"), c_cast(tb, tin, "b")
+    both = c_cast(tf, tout, f"f_op({xa}, {xb})")
+    if mode == "mult":
+        body = f"zb = pa && pb; z = {both};"
+    elif mode == "add":
+        body = (f"zb = pa || pb; z = (pa && pb) ? {both} : "
+                f"(pa ? {c_cast(ta, tout, 'a')} : {c_cast(tb, tout, 'b')});")
+    else:
+        body = (f"zb = pa || pb; z = {c_cast(tf, tout, f'f_op(pa ? {xa} : alpha, pb ? {xb} : beta)')};")
+    ins = f"{_np_name(ta)} a, bool pa, {_np_name(tb)} b, bool pb"
+    if mode == "union":
+        ins += f", {_np_name(tin)} alpha, {_np_name(tin)} beta"
+    k = _kernel(key, ins, f"{_np_name(tout)} z, bool zb", body, pre)
+    n = len(va)
+    z, zb = backend.xp.empty(n, dtype=tout.np_type), backend.xp.empty(n, dtype=bool)
+    args = (va, ba, vb, bb) + (tuple(tin.np_type.type(d) for d in defaults)
+                               if mode == "union" else ())
+    k(*args, z, zb)
+    return z, zb

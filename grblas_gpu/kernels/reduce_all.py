@@ -1,0 +1,103 @@
+"""Reduction of a whole array with a monoid: s = ⊕_k x(k), over the k where ``present``.
+
+``reduce_all(values, present, monoid, dtype)`` returns s as a NumPy scalar of ``dtype`` (the
+monoid's identity when nothing is present). ``present`` (bool, or None for every element)
+lets a dense vector be reduced from its values and bitmap as they are, with no compaction.
+
+A monoid is associative and commutative, so the order of the fold is free:
+
+CuPy: one generated kernel (``reduce_blocks``) from the monoid's C expression, launched
+twice: a grid of at most MAX_BLOCKS blocks folds grid-strided elements per thread, then a
+shared-memory tree per block; the second launch folds the block results the same way. Two
+launches and one scalar read, whatever the length (the log-depth tree of CuPy calls this
+replaces cost ~1.5 ms on a 4M-element vector).
+NumPy: the ufunc's reduce where the monoid has one, else a pairwise tree of its function.
+"""
+from string import Template
+
+import numpy as np
+
+from .. import backend
+from .cache import KernelKey, get_kernel
+
+xp = backend.xp
+
+__all__ = ["reduce_all"]
+
+THREADS = 256
+MAX_BLOCKS = 1024  # ~8 blocks per SM on an H100: enough to stream at full bandwidth
+
+_SOURCE = r"""
+typedef ${T} T;
+__device__ __forceinline__ T add_op(T x, T y) { return (T)(${EXPR}); }
+
+extern "C" __global__ void reduce_blocks(const T* __restrict__ vals,
+                                         const bool* __restrict__ present, int has_present,
+                                         long long n, T identity, T* __restrict__ out,
+                                         bool* __restrict__ out_has) {
+    // "has" flags rather than folding into the identity: ANY (z = x or z = y) would keep
+    // the identity, which is not one of the values
+    __shared__ T part[${THREADS}];
+    __shared__ bool part_has[${THREADS}];
+    T acc = identity;
+    bool has = false;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
+        if (!has_present || present[k]) {
+            acc = has ? add_op(acc, vals[k]) : vals[k];
+            has = true;
+        }
+    }
+    part[threadIdx.x] = acc;
+    part_has[threadIdx.x] = has;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s && part_has[threadIdx.x + s]) {
+            T other = part[threadIdx.x + s];
+            part[threadIdx.x] = part_has[threadIdx.x] ? add_op(part[threadIdx.x], other) : other;
+            part_has[threadIdx.x] = true;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) { out[blockIdx.x] = part[0]; out_has[blockIdx.x] = part_has[0]; }
+}
+"""
+
+
+def reduce_all(values, present, monoid, dtype):
+    """⊕ over ``values`` (already of ``dtype``) where ``present`` (None: everywhere)."""
+    identity = monoid.identity_of(dtype)
+    if backend.is_gpu:
+        return _reduce_cuda(values, present, monoid, dtype, identity)
+    x = values if present is None else values[present]
+    if len(x) == 0:
+        return identity
+    ufunc = monoid.ufunc
+    if ufunc is not None and not dtype.is_bool:
+        return dtype.np_type.type(ufunc.reduce(x, dtype=x.dtype))
+    fn = monoid.numpy
+    with np.errstate(all="ignore"):
+        while len(x) > 1:  # pairwise: log depth
+            h = len(x) // 2
+            y = np.asarray(fn(x[0:2 * h:2], x[1:2 * h:2])).astype(x.dtype, copy=False)
+            x = np.concatenate([y, x[2 * h:]])
+    return dtype.np_type.type(x[0])
+
+
+def _reduce_cuda(values, present, monoid, dtype, identity):
+    key = KernelKey("reduce_all", "blocks", (monoid.name,), (dtype.name,))
+    src = Template(_SOURCE).substitute(T=dtype.c_type, EXPR=monoid.c(dtype), THREADS=THREADS)
+    kernel = get_kernel(key, lambda: src, "reduce_blocks")
+    n = len(values)
+    blocks = max(1, min(MAX_BLOCKS, (n + THREADS - 1) // THREADS))
+    partial, has = xp.empty(blocks, dtype=values.dtype), xp.empty(blocks, dtype=bool)
+    flags = present if present is not None else has  # unread when has_present is 0
+    kernel((blocks,), (THREADS,), (values, flags, np.int32(present is not None), np.int64(n),
+                                   identity, partial, has))
+    if blocks > 1:
+        out, out_has = xp.empty(1, dtype=values.dtype), xp.empty(1, dtype=bool)
+        kernel((1,), (THREADS,), (partial, has, np.int32(1), np.int64(blocks), identity, out,
+                                  out_has))
+        partial, has = out, out_has
+    # nothing present: the identity (the kernel's value then is the identity too)
+    return dtype.np_type.type(backend.to_host(partial)[0])
