@@ -582,27 +582,29 @@ def _store(descr, i, values):
 @_api
 def sssp(handle, descr, weight_index, source_vert, sssp_index):
     """nvgraphSssp (CSC): VertexData[sssp_index] = the shortest distances (FLT_MAX unreached)."""
-    _handle(handle)
-    _descr(descr, values=True)
-    _require_topology(descr, (CSC_32,), what="SSSP")
-    _require_type(descr, (CUDA_R_32F, CUDA_R_64F), "SSSP")
-    w = _weights(descr, weight_index)
-    out = _vertex_set(descr, sssp_index, "sssp_index")
-    source = _source(descr, source_vert)
-    _store(descr, out, _sssp(_graph(descr, w), source))
+    _single_source(handle, descr, weight_index, source_vert, sssp_index, "sssp_index",
+                   _sssp, "SSSP")
 
 
 @_api
 def widest_path(handle, descr, weight_index, source_vert, widest_path_index):
     """nvgraphWidestPath (CSC): VertexData[widest_path_index] = the widths (-FLT_MAX unreached)."""
+    _single_source(handle, descr, weight_index, source_vert, widest_path_index,
+                   "widest_path_index", _widest_path, "widest path")
+
+
+def _single_source(handle, descr, weight_index, source_vert, out_index, out_name, algorithm,
+                   what):
+    """The checks and data flow SSSP and widest path share: CSC topology, float weights,
+    VertexData[out_index] = algorithm(graph, source)."""
     _handle(handle)
     _descr(descr, values=True)
-    _require_topology(descr, (CSC_32,), what="widest path")
-    _require_type(descr, (CUDA_R_32F, CUDA_R_64F), "widest path")
+    _require_topology(descr, (CSC_32,), what=what)
+    _require_type(descr, (CUDA_R_32F, CUDA_R_64F), what)
     w = _weights(descr, weight_index)
-    out = _vertex_set(descr, widest_path_index, "widest_path_index")
+    out = _vertex_set(descr, out_index, out_name)
     source = _source(descr, source_vert)
-    _store(descr, out, _widest_path(_graph(descr, w), source))
+    _store(descr, out, algorithm(_graph(descr, w), source))
 
 
 @_api

@@ -3,8 +3,8 @@
 
 Wraps every public operation of ``grblas_gpu`` with a timer that synchronises the device
 before and after the call, runs each algorithm once to warm up (compiling kernels) and once
-measured, and prints, per calling line of the algorithm, the calls, the total milliseconds
-and the CUDA kernels launched (CuPy's launch counter where it has one). The synchronisation
+measured, and prints, per calling line of the algorithm, the calls and the total
+milliseconds. The synchronisation
 adds a few microseconds per call, so totals exceed an unprofiled run slightly; this is for
 finding the slow operation, not for figures (``python -m benchmarks`` gives those).
 """

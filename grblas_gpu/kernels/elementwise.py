@@ -57,10 +57,9 @@ def dense_write(cv, cb, ctype, tv, tb, ttype, mask, accum, replace):
         return None
     ctype, ttype = lookup_dtype(ctype), lookup_dtype(ttype)
     mvals = None if mask is None else mask[0]
-    mtype = None if mvals is None else lookup_dtype(mvals.dtype)
+    m = "bool" if mvals is None else mvals.dtype.name   # the mask values' type, as read
     key = ("write", ctype.name, ttype.name, None if accum is None else (accum.op.name, accum.type.name),
-           0 if mask is None else (1 if mvals is None else 2, mtype and mtype.name, bool(mask[2])),
-           bool(replace))
+           0 if mask is None else (1 if mvals is None else 2, m, bool(mask[2])), bool(replace))
     preamble, body = "", [f"{ctype.c_type} z = {c_cast(ttype, ctype, 'tv')}; bool has = tb;"]
     if accum is not None:
         preamble, tacc = _binary_preamble("accum_op", accum.op, accum.type)
@@ -76,7 +75,6 @@ def dense_write(cv, cb, ctype, tv, tb, ttype, mask, accum, replace):
         body.append("if (m) { zv = z; zb = has; } else " +
                     ("{ zv = z; zb = false; }" if replace else "{ zv = cv; zb = cb; }"))
     c, t = _np_name(ctype), _np_name(tv.dtype)
-    m = "bool" if mvals is None else mvals.dtype.name
     k = _kernel(key, f"{c} cv, bool cb, {t} tv, bool tb, {m} mv, bool mb", f"{c} zv, bool zb",
                 "\n".join(body), preamble)
     zv = backend.xp.empty(len(cb), dtype=ctype.np_type)

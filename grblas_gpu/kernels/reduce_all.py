@@ -11,7 +11,7 @@ twice: a grid of at most MAX_BLOCKS blocks folds grid-strided elements per threa
 shared-memory tree per block; the second launch folds the block results the same way. Two
 launches and one scalar read, whatever the length (the log-depth tree of CuPy calls this
 replaces cost ~1.5 ms on a 4M-element vector).
-NumPy: the ufunc's reduce where the monoid has one, else a pairwise tree of its function.
+NumPy: ``segment_reduce`` over one segment (the ufunc where the monoid has one).
 """
 from string import Template
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import backend
 from .cache import KernelKey, get_kernel
+from .segment import segment_reduce
 
 xp = backend.xp
 
@@ -72,17 +73,8 @@ def reduce_all(values, present, monoid, dtype):
     x = values if present is None else values[present]
     if len(x) == 0:
         return identity
-    ufunc = monoid.ufunc
-    if ufunc is not None and not dtype.is_bool:
-        return dtype.np_type.type(ufunc.reduce(x, dtype=x.dtype))
-    fn = monoid.numpy
-    with np.errstate(all="ignore"):
-        while len(x) > 1:  # pairwise: log depth
-            h = len(x) // 2
-            y = np.asarray(fn(x[0:2 * h:2], x[1:2 * h:2])).astype(x.dtype, copy=False)
-            x = np.concatenate([y, x[2 * h:]])
-    return dtype.np_type.type(x[0])
-
+    # one segment: the ufunc's reduce where the monoid has one, else a pairwise tree
+    return dtype.np_type.type(segment_reduce(x, np.zeros(1, dtype=np.int64), monoid, dtype)[0])
 
 def _reduce_cuda(values, present, monoid, dtype, identity):
     key = KernelKey("reduce_all", "blocks", (monoid.name,), (dtype.name,))

@@ -86,9 +86,9 @@ def _kernel_mask(mask):
 
 
 def _dense_mask(mask):
-    values, bitmap = mask.parent._dense_form()
-    m = bitmap if mask.structure else bitmap & (values != 0)
-    return ~m if mask.complement else m
+    values, bitmap, complement = _kernel_mask(mask)
+    m = bitmap if values is None else bitmap & (values != 0)
+    return ~m if complement else m
 
 
 # ---------------------------------------------------------------- sorted-key merge
