@@ -23,7 +23,9 @@ transpose); for a directed graph it runs push only unless the advanced entry poi
 ``AT``.
 
 Cached properties: the out-degree vector (for mf and mu), Sᵀ for pull. The basic entry point
-computes them; :func:`bfs_advanced` takes them as given.
+computes them; :func:`bfs_advanced` takes them as given. The degrees are made full (0 where
+a vertex has no edge) so that mf gathers them at the frontier's entries; pi and v are kept
+in bitmap form, into which each level's frontier is scattered.
 
 Results (nvGRAPH's): dense backend int32 arrays of length n; distances[source] = 0,
 2**31 - 1 where unreachable; predecessors[source] = -1, -1 where unreachable.
@@ -93,13 +95,18 @@ def bfs_advanced(S, source, *, AT, out_degree, alpha=None, beta=None, trace=None
     return _bfs(S, AT, out_degree, source, alpha, beta, trace)
 
 
-def _bfs(S, AT, deg, source, alpha, beta, trace):
+def _bfs(S, AT, out_degree, source, alpha, beta, trace):
     n = S.nrows
     itype = index_type(n)
-    pi = gg.Vector.from_coo([source], [-1], size=n, dtype=itype)
-    v = gg.Vector.from_coo([source], [0], size=n, dtype=itype)
+    # pi and v fill up level by level: bitmap form, into which each frontier is scattered
+    pi = gg.Vector.from_coo([source], [-1], size=n, dtype=itype).set_format("dense")
+    v = gg.Vector.from_coo([source], [0], size=n, dtype=itype).set_format("dense")
     q = gg.Vector.from_coo([source], [source], size=n, dtype=itype)
     t = gg.Vector(gg.INT64, n)
+    deg = gg.Vector(gg.INT64, n)
+    # deg(:) = 0 ;  deg⟨out_degree.S⟩ = out_degree   (full: the frontier gathers from it)
+    gg.assign(deg, 0, gg.ALL)
+    gg.assign(deg, out_degree, gg.ALL, mask=out_degree.S)
     any_first, any_second = semirings.any_first, semirings.any_second
     push, growing, level = True, True, 0
     mu = S.nvals                       # edges not yet explored

@@ -173,10 +173,12 @@ def _normalize(u, p, s, J, work):
     # s = work +.* J
     gg.vxm(s, work, J, semirings.plus_times)
     if p == 2:
-        # s = sqrt(s)
-        gg.apply(s, s, semirings.unary.sqrt)
-    # s = 1 ./ s ;  u = u .* s
-    gg.apply(s, s, semirings.unary.minv)
+        # s = s ^ -1/2   (1 / ||u||₂)
+        gg.apply(s, s, semirings.binary.pow, right=-0.5)
+    else:
+        # s = 1 ./ s
+        gg.apply(s, s, semirings.unary.minv)
+    # u = u .* s
     scale_by(u, s, J, work)
 
 

@@ -11,6 +11,10 @@
     --list             print the cases and exit
     --no-shrink        keep failing operands as generated (shrinking is on by default)
     --max-reproducers  how many reproducers to print (default 10; JSON has them all)
+    --shard I/N        only the I-th of N parts (0 <= I < N), split by operation x operator x
+                       type so that parts compile disjoint kernels: run the parts as parallel
+                       processes (NVRTC compiles one kernel at a time per process)
+    --merge A.json ... the combined table of parts' --json files (no cases run)
 
 Exit code: 0 when nothing failed, 1 on any failure, 2 on bad arguments.
 """
@@ -44,6 +48,10 @@ def _parser():
                    help="keep failing operands as generated (default: shrink them)")
     p.add_argument("--max-reproducers", type=int, default=10, metavar="N",
                    help="reproducers to print (all are in --json)")
+    p.add_argument("--shard", default=None, metavar="I/N",
+                   help="only part I of N (by operation x operator x type), for parallel runs")
+    p.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                   help="print the combined table of parts' --json files and exit")
     p.set_defaults(mode="quick")
     return p
 
@@ -61,6 +69,8 @@ def main(argv=None):
 
     from . import families  # noqa: F401  (registers the operations)
 
+    if args.merge:
+        return _merge(args.merge)
     if args.list_ops:
         for name, fam in FAMILIES.items():
             state = "" if fam.available() else "  (not implemented in grblas_gpu)"
@@ -81,6 +91,15 @@ def main(argv=None):
     except UnknownOperation as e:
         print(f"--ops: {e}", file=sys.stderr)
         return 2
+    if args.shard:
+        try:
+            part, nparts = (int(x) for x in args.shard.split("/"))
+            if not 0 <= part < nparts:
+                raise ValueError
+        except ValueError:
+            print(f"--shard: expected I/N with 0 <= I < N, got {args.shard!r}", file=sys.stderr)
+            return 2
+        cases = [c for c in cases if _shard_of(c, nparts) == part]
     if args.list:
         for c in cases:
             print(f"{c.key}  {c.label}")
@@ -117,6 +136,49 @@ def main(argv=None):
     print(f"conformance: {counts['passed']} passed, {counts['failed']} failed, "
           f"{counts['skipped']} skipped")
     return 1 if failed else 0
+
+
+def _shard_of(case, nparts):
+    """Cases of one operation, operator and type share their kernels: keep them together."""
+    import zlib
+
+    return zlib.crc32(" ".join(case.label.split()[:3]).encode()) % nparts
+
+
+def _merge(paths):
+    """The table and closing line of several parts' JSON outcomes."""
+    import json
+    from collections import Counter
+
+    from . import report
+
+    import os
+
+    total, ops, failed, missing = Counter(), {}, [], []
+    for path in paths:
+        if not os.path.exists(path):  # a part that did not finish: the run is incomplete
+            missing.append(path)
+            continue
+        with open(path) as f:
+            doc = json.load(f)
+        for op, r in doc["summary"].items():
+            acc = ops.setdefault(op, Counter())
+            for k in ("cases", "passed", "failed", "skipped", "seconds"):
+                acc[k] += r[k]
+            acc.update({("reason", why): n for why, n in r.get("reasons", {}).items()})
+        failed += [c for c in doc["cases"] if c["status"] == "failed"]
+    print(report.merged_table(ops))
+    for c in failed:
+        print(f"FAILED {c['key']}: {c['label']}\n  {c['reason']}")
+    for c in failed[:10]:
+        print(f"\n===== reproducer for {c['key']}: {c['label']}\n{c.get('reproducer', '')}")
+    for k in ("passed", "failed", "skipped"):
+        total[k] = sum(r[k] for r in ops.values())
+    for path in missing:
+        print(f"MISSING {path}: that part did not finish")
+    print(f"conformance: {total['passed']} passed, {total['failed']} failed, "
+          f"{total['skipped']} skipped" + (f", {len(missing)} parts missing" if missing else ""))
+    return 1 if total["failed"] or missing else 0
 
 
 def _meta(args, ncases):

@@ -13,7 +13,7 @@ from . import reference
 from .families._common import spec_source
 from .operands import HUGE
 
-__all__ = ["summarize", "table", "reproducer", "to_json", "failures_text"]
+__all__ = ["summarize", "table", "merged_table", "reproducer", "to_json", "failures_text"]
 
 LITERAL_LIMIT = 2000  # entries; beyond this an operand is rebuilt from its description
 
@@ -40,7 +40,17 @@ def _group(reason):
 
 
 def table(outcomes, *, reasons=True):
-    s = summarize(outcomes)
+    return _table(summarize(outcomes), reasons)
+
+
+def merged_table(ops):
+    """The table from merged summaries: {op: Counter of the counts and ("reason", why)}."""
+    s = {op: dict(r, reasons=Counter({k[1]: n for k, n in r.items() if isinstance(k, tuple)}))
+         for op, r in ops.items()}
+    return _table(s, True)
+
+
+def _table(s, reasons):
     head = f"{'operation':<16}{'cases':>7}{'passed':>8}{'failed':>8}{'skipped':>9}{'seconds':>9}"
     lines = [head, "-" * len(head)]
     tot = Counter()

@@ -86,8 +86,9 @@ class Vector(MaskableMixin):
         if a.dtype.kind not in "biuf":
             raise InvalidValue(f"dtype {a.dtype} is not a GraphBLAS type")
         dt = lookup_dtype(dtype if dtype is not None else a.dtype)
-        bitmap = xp.ones(a.shape, dtype=bool) if missing_value is None else a != missing_value
-        return cls._from_dense(len(a), dt, a.copy(), bitmap)
+        if missing_value is None:  # full: its count is known
+            return cls._from_dense(len(a), dt, a.copy(), xp.ones(a.shape, dtype=bool), len(a))
+        return cls._from_dense(len(a), dt, a.copy(), a != missing_value)
 
     @classmethod
     def from_graphblas(cls, g):

@@ -172,6 +172,23 @@ def test_dense_and_sparse_vectors_agree(rng):
             assert sparse.isequal(dense)
 
 
+def test_sparse_times_full_vector_matches_suitesparse(rng):
+    """A sparse vector times a full one takes the full one's values at the sparse indices."""
+    import graphblas as gb
+
+    for _ in range(12):
+        ta, tb = (str(t) for t in rng.choice(TYPES, 2))
+        s, gs = pair(rng, (60,), ta, density=0.2, dense=False)
+        f, gf = pair(rng, (60,), tb, density=1.0, dense=True)
+        for op in ("minus", "first", "second", "truediv", "max"):
+            if "BOOL" in (ta, tb) and op in ("minus", "truediv"):
+                continue
+            for x, y, gx, gy in ((s, f, gs, gf), (f, s, gf, gs)):
+                ours = x.ewise_mult(y, op)
+                assert ours.format == "sparse"
+                assert_matches(ours, gx.ewise_mult(gy, _gb_op(op)).new())
+
+
 # ---------------------------------------------------------------------- bad input
 def test_bad_input_raises_and_changes_nothing(rng):
     A, _ = pair(rng, (4, 5), "INT32", density=0.5)

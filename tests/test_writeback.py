@@ -18,7 +18,7 @@ def _masks(M, G):
             "~V": (~M.V, ~G.V), "~S": (~M.S, ~G.S)}
 
 
-@pytest.mark.parametrize("kind", ["matrix", "vector", "dense_vector"])
+@pytest.mark.parametrize("kind", ["matrix", "vector", "dense_vector", "dense_c_sparse_t"])
 @pytest.mark.parametrize("ctype, ttype", [("FP64", "FP64"), ("INT32", "FP64"), ("BOOL", "INT64"),
                                           ("INT64", "INT32"), ("FP32", "BOOL")])
 def test_write_back_matches_suitesparse(kind, ctype, ttype):
@@ -40,6 +40,8 @@ def test_write_back_matches_suitesparse(kind, ctype, ttype):
             if kind == "dense_vector":
                 T.set_format("dense")
                 M.set_format("dense")
+            elif kind == "dense_c_sparse_t":  # accum(C, T) scatters T into a copy of C
+                C.set_format("dense")
         mask, gmask = _masks(M, GM)[mask_kind]
         acc = operators.accumulator(accum, C.dtype, T.dtype) if accum else None
         gacc = getattr(gb.binary, accum) if accum else None

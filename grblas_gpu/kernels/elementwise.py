@@ -7,6 +7,7 @@ operators' C expressions (with :func:`~grblas_gpu.kernels.cuda_common.c_cast`, t
 SuiteSparse makes) and cached by types and operators:
 
     dense_write(C, T, mask, accum, replace)   C⟨M, replace⟩ = accum(C, T), the write-back
+    dense_scatter(C, T_sparse, accum)         C = accum(C, T) for a sparse T: T's entries only
     dense_apply(x, bitmap, typed, mode, s)    f(x), f(s, x) or f(x, s) (GrB_apply)
     dense_ewise(A, B, typed, mode, defaults)  A ⊗ B, A ⊕ B, or the union with defaults
 
@@ -19,7 +20,7 @@ from .. import backend
 from ..types import lookup_dtype
 from .cuda_common import c_cast
 
-__all__ = ["dense_write", "dense_apply", "dense_ewise"]
+__all__ = ["dense_write", "dense_scatter", "dense_apply", "dense_ewise"]
 
 _kernels = {}
 
@@ -81,6 +82,26 @@ def dense_write(cv, cb, ctype, tv, tb, ttype, mask, accum, replace):
     zb = backend.xp.empty(len(cb), dtype=bool)
     mb = cb if mask is None else mask[1]
     k(cv, cb, tv, tb, mb if mvals is None else mvals, mb, zv, zb)
+    return zv, zb
+
+
+def dense_scatter(cv, cb, ctype, idx, tv, ttype, accum):
+    """(zv, zb): accum(C, T) for a dense C and a sparse T (sorted unique ``idx``, values
+    ``tv``), without a mask: a copy of C with T's positions updated, in one pass over T's
+    entries rather than over C."""
+    if not backend.is_gpu or _c_expr(accum.op, accum.type) is None:
+        return None
+    ctype, ttype = lookup_dtype(ctype), lookup_dtype(ttype)
+    key = ("scatter", ctype.name, ttype.name, accum.op.name, accum.type.name, idx.dtype.name)
+    preamble, tacc = _binary_preamble("accum_op", accum.op, accum.type)
+    both = c_cast(tacc, ctype, f"accum_op({c_cast(ctype, accum.type, 'zv[i]')}, "
+                               f"{c_cast(ttype, accum.type, 'tv')})")
+    body = f"zv[i] = zb[i] ? {both} : {c_cast(ttype, ctype, 'tv')}; zb[i] = true;"
+    k = _kernel(key, f"{idx.dtype.name} i, {_np_name(tv.dtype)} tv",
+                f"raw {_np_name(ctype)} zv, raw bool zb", body, preamble)
+    zv, zb = cv.copy(), cb.copy()
+    if len(idx):
+        k(idx, tv, zv, zb)
     return zv, zb
 
 

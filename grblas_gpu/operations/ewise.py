@@ -84,7 +84,9 @@ def _operands(C, A, B, desc):
 def _finish(C, A, B, typed, mode, defaults, mask, accum, desc):
     """The last checks (mask, accumulator), then T, then the one write-back."""
     mask, acc, d = output_args(C, mask, accum, desc, typed.out_type)
-    if isinstance(A, Vector) and A.has_dense and B.has_dense:
+    if isinstance(A, Vector) and mode == "mult" and (_sparse_full(A, B) or _sparse_full(B, A)):
+        T = _sparse_times_full(A, B, typed)
+    elif isinstance(A, Vector) and A.has_dense and B.has_dense:
         T = _dense(A, B, typed, mode, defaults)
     else:
         T = _merged(A, B, typed, mode, defaults)
@@ -135,27 +137,54 @@ def _merged(A, B, typed, mode, defaults):
     return build_like(A, rows, cols, _scatter2(pa, za, pb, zb), dtype=t_out)
 
 
+def _sparse_full(S, F):
+    """S has its sparse form and F is full (its dense form is made once and kept)."""
+    return S.has_sparse and F._nvals == F.size
+
+
+def _sparse_times_full(A, B, typed):
+    """A ⊗ B for one sparse and one full vector: the sparse one's structure, the full one's
+    values gathered at its indices (a frontier times a degree vector, say)."""
+    a_sparse = _sparse_full(A, B)
+    S, F = (A, B) if a_sparse else (B, A)
+    idx, _ = S._sparse()
+    sv, fv = S._values_full(), F._dense_form()[0][idx]
+    a, b = (sv, fv) if a_sparse else (fv, sv)
+    present = xp.ones(len(idx), dtype=bool)
+    fused = dense_ewise(a, present, b, present, typed, "mult", None)
+    if fused is not None:
+        z = fused[0]
+    else:
+        with np.errstate(all="ignore"):
+            z = result_array(typed.op.numpy(cast(a, typed.type, xp), cast(b, typed.type, xp)),
+                             len(idx), typed.out_type)
+    return Vector._from_sparse(S.size, typed.out_type, idx, z)
+
+
 def _dense(A, B, typed, mode, defaults):
     """Both vectors dense: elementwise over all positions, presence from the bitmaps (values
     where a bitmap is False are undefined, and so are the results computed from them)."""
     fn, t_in, t_out = typed.op.numpy, typed.type, typed.out_type
     va, ba = A._dense_form()
     vb, bb = B._dense_form()
+    n = A.size
+    # full operands give a full result, a count known without counting (no device sync)
+    full = (A._nvals == n and B._nvals == n) if mode == "mult" else n in (A._nvals, B._nvals)
     fused = dense_ewise(va, ba, vb, bb, typed, mode, defaults)
     if fused is not None:
-        return Vector._from_dense(A.size, t_out, *fused)
+        return Vector._from_dense(n, t_out, *fused, n if full else None)
     xa, xb = cast(va, t_in, xp), cast(vb, t_in, xp)
-    n = A.size
     with np.errstate(all="ignore"):
         if mode == "mult":
-            return Vector._from_dense(n, t_out, result_array(fn(xa, xb), n, t_out), ba & bb)
+            return Vector._from_dense(n, t_out, result_array(fn(xa, xb), n, t_out), ba & bb,
+                                      n if full else None)
         if mode == "add":
             both = result_array(fn(xa, xb), n, t_out)
             z = xp.where(ba & bb, both, xp.where(ba, cast(va, t_out, xp), cast(vb, t_out, xp)))
         else:
             alpha, beta = (_scalar(s, t_in) for s in defaults)
             z = result_array(fn(xp.where(ba, xa, alpha), xp.where(bb, xb, beta)), n, t_out)
-    return Vector._from_dense(n, t_out, z, ba | bb)
+    return Vector._from_dense(n, t_out, z, ba | bb, n if full else None)
 
 
 def _scalar(s, dtype):

@@ -150,13 +150,19 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
 
 # ---------------------------------------------------------------- direction
 def _choose(u, mask, nout, direction):
+    """The direction, from counts already known: a bitmap result's count is not known until
+    someone counts it, and counting stops the host until the device has caught up. An
+    uncounted u is in bitmap form, which pull reads as it is (push would first compact it);
+    an uncounted mask is taken to allow every output."""
     if direction in ("push", "pull"):
         return Choice(direction, "forced")
+    if u._nvals is None:
+        return Choice("pull", "u is an uncounted bitmap")
     allowed = 1.0
-    if mask is not None:
-        frac = mask.parent.nvals / max(nout, 1)  # value masks may allow fewer: an estimate
+    if mask is not None and mask.parent._nvals is not None:
+        frac = mask.parent._nvals / max(nout, 1)  # value masks may allow fewer: an estimate
         allowed = 1.0 - frac if mask.complement else frac
-    return choose_direction(u.nvals, u.size, allowed)
+    return choose_direction(u._nvals, u.size, allowed)
 
 
 def _report(what, choice):
@@ -193,7 +199,7 @@ def _csc_values(A):
 
 def _dense_operand(u, structure, reads_values):
     values, bitmap = u._dense_form()
-    full = u.nvals == u.size
+    full = u._nvals == u.size  # uncounted: read the bitmap rather than count it
     if structure or not reads_values:
         return spmv.DenseOperand(None, bitmap, 1 if structure else None, u.dtype, full)
     return spmv.DenseOperand(values, bitmap, None, u.dtype, full)

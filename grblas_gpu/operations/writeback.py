@@ -13,9 +13,11 @@ input. Vectors with a dense form go through an elementwise bitmap path (no sorti
 kernel on the GPU); everything else merges sorted keys.
 """
 
+import numpy as np
+
 from .. import backend
 from ..errors import DimensionMismatch, DomainMismatch
-from ..kernels.elementwise import dense_write
+from ..kernels.elementwise import dense_scatter, dense_write
 from ..types import cast
 from ..vector import Vector
 from ._keys import (build_like as _build_like, entries as _entries, linear_keys as _linear_keys,
@@ -56,11 +58,19 @@ def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False)
 
 # ---------------------------------------------------------------- dense vectors
 def _dense_vector(C, T, mask, accum, replace):
+    if mask is None and accum is not None and C.has_dense and not T.has_dense:
+        new = _scattered(C, T, accum)
+        if new is not None:
+            return new
     cv, cb = C._dense_form()
     t_raw, tb = T._dense_form()
+    n = C.size
+    # without a mask, accumulating into or from a full vector gives a full one: a count
+    # known without counting (no device sync)
+    full = n if (mask is None and accum is not None and n in (C._nvals, T._nvals)) else None
     fused = dense_write(cv, cb, C.dtype, t_raw, tb, T.dtype, _kernel_mask(mask), accum, replace)
     if fused is not None:
-        return Vector._from_dense(C.size, C.dtype, *fused)
+        return Vector._from_dense(n, C.dtype, *fused, full)
     tv = cast(t_raw, C.dtype, xp)
     if accum is None:
         zv, zb = tv, tb
@@ -70,11 +80,30 @@ def _dense_vector(C, T, mask, accum, replace):
         zv = xp.where(both, acc, xp.where(tb, tv, cv))
         zb = cb | tb
     if mask is None:
-        return Vector._from_dense(C.size, C.dtype, zv, zb)
+        return Vector._from_dense(n, C.dtype, zv, zb, full)
     m = _dense_mask(mask)
     if replace:
         return Vector._from_dense(C.size, C.dtype, zv, zb & m)
     return Vector._from_dense(C.size, C.dtype, xp.where(m, zv, cv), xp.where(m, zb, cb))
+
+
+def _scattered(C, T, accum):
+    """accum(C, T) for a dense C and a sparse T: only T's positions change (a BFS writing
+    its frontier into the parent vector touches a few entries of a long one)."""
+    cv, cb = C._dense_form()
+    idx, _ = T._sparse()
+    tv = T._values_full()
+    full = C.size if C._nvals == C.size else None
+    fused = dense_scatter(cv, cb, C.dtype, idx, tv, T.dtype, accum)
+    if fused is not None:
+        return Vector._from_dense(C.size, C.dtype, *fused, full)
+    had = cb[idx]
+    zv, zb = cv.copy(), cb.copy()
+    with np.errstate(all="ignore"):  # accum also runs where C had no entry; those are dropped
+        acc = _apply_accum(accum, cv[idx], tv, C.dtype)
+    zv[idx] = xp.where(had, acc, cast(tv, C.dtype, xp))
+    zb[idx] = True
+    return Vector._from_dense(C.size, C.dtype, zv, zb, full)
 
 
 def _kernel_mask(mask):
