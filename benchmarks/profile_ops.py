@@ -95,7 +95,16 @@ def _sssp(scale):
     return lambda: algorithms.sssp(A, 0)
 
 
-ALGORITHMS = {"bfs": _bfs, "pagerank": _pagerank, "sssp": _sssp}
+def _triangle_count(scale):
+    import algorithms
+    from grblas_gpu.generate import rmat
+
+    A = rmat(scale, 16, seed=20261122, symmetric=True)
+    return lambda: algorithms.triangle_count(A)
+
+
+ALGORITHMS = {"bfs": _bfs, "pagerank": _pagerank, "sssp": _sssp,
+              "triangle_count": _triangle_count}
 
 
 def main(argv=None):

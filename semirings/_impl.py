@@ -92,7 +92,7 @@ def cfloordiv_float(t, a="x", b="y"):
     d2 = f"(({m} != 0 && ((({b}) < 0) != ({m} < 0))) ? {d} - 1 : {d})"
     f = f"{floor}({d2})"
     return (f"(({b}) == 0 ? ({a}) / ({b}) : ({d2} != 0 ? (({d2} - {f} > 0.5f) ? {f} + 1 : {f}) "
-            f": {copysign}(0, ({a}) / ({b}))))")
+            f": {copysign}(({t.c_type})0, ({a}) / ({b}))))")
 
 
 def cpow(t, a="x", b="y"):

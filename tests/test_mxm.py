@@ -108,6 +108,51 @@ def test_semirings_and_types_match_suitesparse(name):
     assert ran or name.startswith("any_")
 
 
+@pytest.mark.parametrize("t", ["FP32", "FP64"])
+def test_float_floordiv_semirings_match_suitesparse(t):
+    """Float floordiv's C expression compiles at both widths (copysign of a typed zero: an
+    int 0 made the FP64 call ambiguous on the GPU). Divisors are nonzero: python-graphblas's
+    numba x // 0 is undefined."""
+    rng = np.random.default_rng(7)
+    A, GA = random_matrix_pair(rng, 9, 8, 0.4, t)
+    r, c, v = A.to_coo()
+    v = np.where(v == 0, 1.5, v) + np.copysign(0.5, v)
+    A, GA = (lib.Matrix.from_coo(r, c, v, nrows=9, ncols=8, dtype=t) for lib in (gg, gb))
+    B, GB = random_matrix_pair(rng, 8, 7, 0.4, t)
+    u, gu = (lib.Vector.from_coo([0, 3, 5], [2.5, -1.5, 7.0], size=8, dtype=t) for lib in (gg, gb))
+    for name in ("plus_floordiv", "min_rfloordiv"):
+        assert_matches(B.T.mxm(A.T, name), GB.T.mxm(GA.T, _gb_sr(name)).new())
+        for direction in ("push", "pull"):
+            assert_matches(u.vxm(A.T, name, direction=direction), gu.vxm(GA.T, _gb_sr(name)).new())
+
+
+@pytest.mark.parametrize("t", ["FP32", "FP64"])
+def test_float_min_max_of_nan_terms_match_suitesparse(t):
+    """fmin/fmax skip NaN terms; an output whose every term is NaN is NaN, not ±inf (GPU
+    workspaces started at the identity returned ±inf)."""
+    nan = np.nan
+    # row 0: only NaN terms; row 1: NaN and numbers; row 2: +inf and -inf terms
+    A = np.array([[nan, nan, 0], [nan, 2, 0], [np.inf, -np.inf, 0]])
+    B = np.array([[1, 0, 1], [1, 0, 1], [0, 0, 0]])
+    ar, ac = np.nonzero(np.ones_like(A[:, :2], dtype=bool))
+    av = A[ar, ac]
+    br, bc = np.nonzero(B)
+    bv = np.ones(len(br))
+    GA = gb.Matrix.from_coo(ar, ac, av, nrows=3, ncols=3, dtype=t)
+    GB = gb.Matrix.from_coo(br, bc, bv, nrows=3, ncols=3, dtype=t)
+    A_, B_ = gg.Matrix.from_coo(ar, ac, av, nrows=3, ncols=3, dtype=t), \
+        gg.Matrix.from_coo(br, bc, bv, nrows=3, ncols=3, dtype=t)
+    for name in ("min_plus", "max_times", "min_first", "max_first"):
+        ref = GA.mxm(GB, _gb_sr(name)).new()
+        for method in SAXPY:
+            assert_matches(A_.mxm(B_, name, method=method), ref)
+        u_idx = np.array([0, 1])
+        gu = gb.Vector.from_coo(u_idx, np.ones(2), size=3, dtype=t)
+        u = gg.Vector.from_coo(u_idx, np.ones(2), size=3, dtype=t)
+        for direction in ("push", "pull"):
+            assert_matches(A_.mxv(u, name, direction=direction), GA.mxv(gu, _gb_sr(name)).new())
+
+
 @pytest.mark.parametrize("mask_kind", MASKS)
 @pytest.mark.parametrize("accum", [None, "plus", "min", "second"])
 def test_masks_accum_replace(mask_kind, accum):

@@ -66,6 +66,19 @@ __device__ __forceinline__ Z shfl_down_z(Z v, int delta) {
 """
 
 
+def fold_start(monoid, z):
+    """The value a workspace slot starts from before its first term is folded in: the
+    monoid's identity, except NaN for min and max on floats. Those fold with fmin/fmax,
+    which skip a NaN term, and SuiteSparse's result is NaN when every term is NaN; a slot
+    starting at ±inf would return the identity instead. fmin(NaN, x) = x, so starting at
+    NaN gives SuiteSparse's result either way. ANY: any value (0)."""
+    if getattr(monoid.op, "all_terminal", False):
+        return 0
+    if np.dtype(z.np_type).kind == "f" and monoid.op.name in ("min", "max"):
+        return z.np_type.type(np.nan)
+    return monoid.identity
+
+
 def word_dtype(z):
     """NumPy dtype of the storage word for monoid type z (a DataType)."""
     return np.dtype(np.uint64) if z.np_type.itemsize > 4 else np.dtype(np.uint32)

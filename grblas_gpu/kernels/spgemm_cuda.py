@@ -31,7 +31,7 @@ from .. import backend
 from .._validate import index_dtype
 from . import memory
 from .cache import KernelKey, get_kernel
-from .cuda_common import c_index_type, header, value_args, word_dtype, word_of
+from .cuda_common import c_index_type, fold_start, header, value_args, word_dtype, word_of
 
 xp = backend.xp
 
@@ -313,7 +313,7 @@ def spgemm(a, b, nrows, ncols, mult, mon, flops, method):
     ax, am = value_args(a, x)
     bx, bm = value_args(b, x)
     vals = (ax, am, bx, bm)
-    ident = word_of(0 if getattr(mon.op, "all_terminal", False) else mon.identity, z)
+    ident = word_of(fold_start(mon, z), z)
     wdt = word_dtype(z)
 
     u = xp.minimum(flops, ncols)

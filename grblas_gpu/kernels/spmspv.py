@@ -29,6 +29,7 @@ from .. import backend
 from ..vector import DENSE_THRESHOLD
 from . import spmv
 from .cache import get_kernel
+from .cuda_common import fold_start
 
 xp = backend.xp
 
@@ -231,7 +232,7 @@ def _push_cuda(B, u, prod, mask, nout):
     if kind == 0:
         ws = xp.empty(nout, dtype=tout.np_type)
     else:
-        ws = xp.full(nout, prod.semiring.monoid.identity, dtype=tout.np_type)
+        ws = xp.full(nout, fold_start(prod.semiring.monoid, tout), dtype=tout.np_type)
     if nf == 0 or nout == 0:
         return _finish(ws, present, 0, nout)
     fidx = u.indices

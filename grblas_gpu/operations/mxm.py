@@ -36,6 +36,7 @@ from ..errors import DimensionMismatch, NotSupported
 from ..kernels import masked_dot, memory
 from ..kernels.spgemm import Operand, row_flops, spgemm
 from ..matrix import Matrix
+from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar
 from ..vector import Vector
 from . import _stages
@@ -242,10 +243,10 @@ def _matmul(self, other):
         typed = operators.semiring("plus_times", self.dtype, other.dtype)
         w = Vector(typed.monoid.type, self.nrows)
         return mxv(w, self, other, "plus_times")
-    if isinstance(other, Matrix) or type(other).__name__ == "TransposedMatrix":
+    if isinstance(other, (Matrix, TransposedMatrix)):
         return _mxm_method(self, other, "plus_times")
     return NotImplemented
 
 
-Matrix.mxm = _mxm_method
-Matrix.__matmul__ = _matmul
+Matrix.mxm = TransposedMatrix.mxm = _mxm_method
+Matrix.__matmul__ = TransposedMatrix.__matmul__ = _matmul
