@@ -94,10 +94,11 @@ def dense_scatter(cv, cb, ctype, idx, tv, ttype, accum):
     ctype, ttype = lookup_dtype(ctype), lookup_dtype(ttype)
     key = ("scatter", ctype.name, ttype.name, accum.op.name, accum.type.name, idx.dtype.name)
     preamble, tacc = _binary_preamble("accum_op", accum.op, accum.type)
-    both = c_cast(tacc, ctype, f"accum_op({c_cast(ctype, accum.type, 'zv[i]')}, "
+    # (CuPy reserves the name i for the element number)
+    both = c_cast(tacc, ctype, f"accum_op({c_cast(ctype, accum.type, 'zv[pos]')}, "
                                f"{c_cast(ttype, accum.type, 'tv')})")
-    body = f"zv[i] = zb[i] ? {both} : {c_cast(ttype, ctype, 'tv')}; zb[i] = true;"
-    k = _kernel(key, f"{idx.dtype.name} i, {_np_name(tv.dtype)} tv",
+    body = f"zv[pos] = zb[pos] ? {both} : {c_cast(ttype, ctype, 'tv')}; zb[pos] = true;"
+    k = _kernel(key, f"{idx.dtype.name} pos, {_np_name(tv.dtype)} tv",
                 f"raw {_np_name(ctype)} zv, raw bool zb", body, preamble)
     zv, zb = cv.copy(), cb.copy()
     if len(idx):
