@@ -148,11 +148,8 @@ def _augmented(P, alpha, bm, dt):
     aP = gg.Matrix(dt, n, n)
     # aP = alpha .* P
     gg.apply(aP, P, semirings.binary.times, left=alpha)
-    G1 = gg.Matrix(dt, n, n + 1)
-    # G1(:, 0:n) = aP
-    gg.assign(G1, aP, gg.ALL, slice(0, n))
-    # G1(:, n) = a
-    gg.assign(G1, a, gg.ALL, n)
+    # G1 = [aP | a]
+    G1 = _append_column(aP, a)
     xp = backend.xp
     idx = xp.arange(n, dtype=np.int64)
     rows = xp.concatenate([idx, xp.full(n, n, dtype=np.int64)])
@@ -160,6 +157,26 @@ def _augmented(P, alpha, bm, dt):
     G2 = gg.Matrix.from_coo(rows, xp.concatenate([idx, idx]), vals, nrows=n + 1, ncols=n,
                             dtype=dt)
     return G1, G2
+
+
+def _append_column(M, a):
+    """[M | a] for a full vector a, assembled in CSR: row i keeps M's entries and gains
+    a(i) last, at column n (the same matrix as G(:, 0:n) = M; G(:, n) = a by assign, which
+    costs a general submatrix merge over every entry)."""
+    xp = backend.xp
+    n, nnz = M.nrows, M.nvals
+    ptr, idx, vals = M.to_csr(device=True)
+    ptr = ptr.astype(np.int64)
+    shift = xp.arange(n + 1, dtype=np.int64)
+    entry_row = xp.searchsorted(ptr, xp.arange(nnz), side="right") - 1
+    last = ptr[1:] + shift[:-1]              # where each row's new entry goes
+    g_idx = xp.empty(nnz + n, dtype=np.int64)
+    g_val = xp.empty(nnz + n, dtype=vals.dtype)
+    g_idx[xp.arange(nnz) + entry_row] = idx
+    g_val[xp.arange(nnz) + entry_row] = vals
+    g_idx[last] = n
+    g_val[last] = a.to_dense(device=True)
+    return gg.Matrix.from_csr(ptr + shift, g_idx, g_val, ncols=n + 1, dtype=M.dtype)
 
 
 def _normalize(u, p, s, J, work):

@@ -108,6 +108,31 @@ def test_semirings_and_types_match_suitesparse(name):
     assert ran or name.startswith("any_")
 
 
+@pytest.mark.parametrize("t", ["BOOL", "INT32", "FP64"])
+def test_one_entry_per_row_operand_matches_suitesparse(t):
+    """A with at most one entry per row (diagonal, permutation, row selection: T's rows are
+    B's rows gathered, no monoid) gives SuiteSparse's result under every saxpy method."""
+    rng = np.random.default_rng(zlib.crc32(t.encode()))
+    for trial in range(4):
+        m, k, n = 9, 7, 8
+        rows = np.sort(rng.choice(m, 6, replace=False))
+        cols = rng.integers(0, k, 6) if trial % 2 else rng.permutation(k)[:6]
+        vals = rng.integers(1, 5, 6).astype(gg.lookup_dtype(t).np_type)
+        A, GA = (lib.Matrix.from_coo(rows, cols, vals, nrows=m, ncols=k, dtype=t)
+                 for lib in (gg, gb))
+        B, GB = random_matrix_pair(rng, k, n, 0.5, t)
+        for name in ("plus_times", "min_plus", "max_first", "plus_pair", "lor_land", "max_second"):
+            if not _defined(name, t):
+                continue
+            ref = GA.mxm(GB, _gb_sr(name)).new()
+            for method in SAXPY:
+                assert_matches(A.mxm(B, name, method=method), ref)
+        D = gg.Matrix.diag(gg.Vector.from_coo(np.arange(k), vals[:1].repeat(k), size=k, dtype=t))
+        GD = gb.Vector.from_coo(np.arange(k), vals[:1].repeat(k), size=k, dtype=t).diag()
+        sr = "lor_land" if t == "BOOL" else "plus_times"
+        assert_matches(D.mxm(B, sr), GD.mxm(GB, _gb_sr(sr)).new())
+
+
 @pytest.mark.parametrize("t", ["FP32", "FP64"])
 def test_float_floordiv_semirings_match_suitesparse(t):
     """Float floordiv's C expression compiles at both widths (copysign of a typed zero: an

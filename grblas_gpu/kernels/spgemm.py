@@ -78,11 +78,34 @@ def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
     method: 'hash' or 'gustavson' (CuPy only; NumPy runs ESC for both)."""
     if flops is None:
         flops = row_flops(a, b.lengths)
+    if len(a.idx) and int(backend.to_scalar(a.lengths.max())) == 1:
+        return _row_gather(a, b, mult, mon)
     if backend.is_gpu:
         from .spgemm_cuda import spgemm as cuda_spgemm
 
         return cuda_spgemm(a, b, a.n, ncols, mult, mon, flops, method)
     return _esc(a, b, ncols, mult, mon, flops)
+
+
+def _row_gather(a, b, mult, mon):
+    """A has at most one entry per row (a diagonal, a permutation, a row selection):
+    T(i,:) = A(i,k) ⊗ B(k,:) has one term per entry, so ⊕ never runs and no workspace is
+    needed: T's rows are B's rows gathered, their values multiplied (D·B scales rows)."""
+    x, z = mult.type, mon.type
+    has = a.lengths > 0
+    first = xp.minimum(a.ptr[:-1], len(a.idx) - 1).astype(np.int64)
+    k = a.idx[first].astype(np.int64)
+    lengths = xp.where(has, b.lengths[k], 0).astype(np.int64)
+    memory.require(int(backend.to_scalar(lengths.sum())) * (8 + z.np_type.itemsize),
+                   "the product's entries")
+    indptr = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(lengths)])
+    row, pos = expand(b.ptr[k], lengths)
+    with np.errstate(all="ignore"):
+        prod = mult.numpy(a.values_at(first[row], x), b.values_at(pos, x))
+    prod = xp.asarray(prod)
+    if prod.shape != pos.shape:  # an operator that ignores its operands (pair) may broadcast
+        prod = xp.broadcast_to(prod, pos.shape)
+    return indptr, b.idx[pos], cast(prod, z, xp)
 
 
 def _chunks(flops, limit):
