@@ -156,17 +156,14 @@ def test_float_min_max_of_nan_terms_match_suitesparse(t):
     """fmin/fmax skip NaN terms; an output whose every term is NaN is NaN, not ±inf (GPU
     workspaces started at the identity returned ±inf)."""
     nan = np.nan
-    # row 0: only NaN terms; row 1: NaN and numbers; row 2: +inf and -inf terms
-    A = np.array([[nan, nan, 0], [nan, 2, 0], [np.inf, -np.inf, 0]])
-    B = np.array([[1, 0, 1], [1, 0, 1], [0, 0, 0]])
-    ar, ac = np.nonzero(np.ones_like(A[:, :2], dtype=bool))
-    av = A[ar, ac]
-    br, bc = np.nonzero(B)
-    bv = np.ones(len(br))
-    GA = gb.Matrix.from_coo(ar, ac, av, nrows=3, ncols=3, dtype=t)
-    GB = gb.Matrix.from_coo(br, bc, bv, nrows=3, ncols=3, dtype=t)
-    A_, B_ = gg.Matrix.from_coo(ar, ac, av, nrows=3, ncols=3, dtype=t), \
-        gg.Matrix.from_coo(br, bc, bv, nrows=3, ncols=3, dtype=t)
+    # A's row 0: only NaN terms; row 1: NaN and a number; row 2: +inf and -inf terms
+    a = np.array([[nan, nan], [nan, 2], [np.inf, -np.inf]])
+    ar, ac = np.nonzero(np.ones_like(a, dtype=bool))
+    br, bc = np.array([0, 0, 1, 1]), np.array([0, 2, 0, 2])  # B(0:2, [0, 2]) = 1
+    A_, GA = (lib.Matrix.from_coo(ar, ac, a[ar, ac], nrows=3, ncols=3, dtype=t)
+              for lib in (gg, gb))
+    B_, GB = (lib.Matrix.from_coo(br, bc, np.ones(4), nrows=3, ncols=3, dtype=t)
+              for lib in (gg, gb))
     for name in ("min_plus", "max_times", "min_first", "max_first"):
         ref = GA.mxm(GB, _gb_sr(name)).new()
         for method in SAXPY:
