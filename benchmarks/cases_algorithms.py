@@ -40,7 +40,7 @@ from grblas_gpu import backend
 from grblas_gpu.errors import NotConverged
 from grblas_gpu.generate import rmat
 
-from .run import timed
+from .run import suitesparse, timed
 
 xp = backend.xp
 
@@ -79,15 +79,6 @@ def _checked(row, **checks):
     row.update(ran)
     row["check passed"] = all(ran.values()) if ran else None
     return row
-
-
-def _suitesparse():
-    try:
-        import graphblas as gb
-    except ImportError:
-        return None
-    gb.ss.config["nthreads"] = os.cpu_count()
-    return gb
 
 
 def _sparse():
@@ -201,7 +192,7 @@ def bfs(scale=22, reps=10):
     row[f"vs {label} SpMV BFS"] = secs / p_secs
     checks[f"levels match {label} SpMV BFS"] = bool(np.array_equal(ours, _levels(p_dist, -1)))
 
-    gb = _suitesparse()
+    gb = suitesparse()
     if gb is None:
         rows.append(_skipped("bfs", scale, "SuiteSparse", "python-graphblas not installed"))
     else:
@@ -268,7 +259,7 @@ def sssp(scale=18, reps=5):
                          time.perf_counter() - t0))
         checks["matches dijkstra"], row["max rel diff vs dijkstra"] = _dist_check(ours, ref)
 
-    gb = _suitesparse()
+    gb = suitesparse()
     if gb is None:
         rows.append(_skipped("sssp", scale, "SuiteSparse", "python-graphblas not installed"))
     else:
@@ -367,7 +358,7 @@ def triangle_count(scale=16, reps=5):
     secs, count = timed(lambda: algorithms.triangle_count(A), reps, warmup=1)
     row = _row("triangle_count", scale, A, "grblas_gpu triangle_count", secs, triangles=count)
     rows = [row]
-    gb = _suitesparse()
+    gb = suitesparse()
     if gb is None:
         rows.append(_skipped("triangle_count", scale, "SuiteSparse",
                              "python-graphblas not installed"))

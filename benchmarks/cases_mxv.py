@@ -26,7 +26,7 @@ from grblas_gpu import backend
 from grblas_gpu.generate import rmat
 from grblas_gpu.kernels import spmv
 
-from .run import timed
+from .run import suitesparse, timed
 
 xp = backend.xp
 
@@ -51,15 +51,6 @@ def graph(scale):
         _graphs.clear()
         _graphs[scale] = (A, S)
     return _graphs[scale]
-
-
-def _suitesparse():
-    try:
-        import graphblas as gb
-    except ImportError:
-        return None
-    gb.ss.config["nthreads"] = os.cpu_count()
-    return gb
 
 
 def _cusparse_time(A, x, reps):
@@ -109,7 +100,7 @@ def mxv_pull(scale=22, reps=20, semirings=PULL_SEMIRINGS):
     rows = []
     if cu_secs is not None:
         rows.append(_row("mxv_pull", scale, A, "cuSPARSE csr@x", "plus_times", cu_secs))
-    gb = _suitesparse()
+    gb = suitesparse()
     G = GS = None
     if gb is not None:
         G, GS = A.to_graphblas(), S.to_graphblas()
@@ -187,7 +178,7 @@ def vxm_push(scale=22, reps=20, frontier=0.01, visited_extra=0.2):
                 extra.update(_push_stages(M, u, sr, visited, n, reps))
                 results[name] = w
             rows.append(_row("vxm_push", scale, A, "grblas_gpu", name, secs, **extra))
-    gb = _suitesparse()
+    gb = suitesparse()
     for (name, M, u), row in zip(cases, rows[::2]):
         if gb is None:
             break

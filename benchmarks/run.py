@@ -49,6 +49,17 @@ def timed(f, reps=10, warmup=2, device=None):
     return statistics.median(times), out
 
 
+def suitesparse():
+    """python-graphblas set to use every CPU core (the peer the cases compare with), or None
+    when it is not installed."""
+    try:
+        import graphblas as gb
+    except ImportError:
+        return None
+    gb.ss.config["nthreads"] = os.cpu_count()
+    return gb
+
+
 def _fmt(v):
     if isinstance(v, float):
         return f"{v:.4g}"
