@@ -165,15 +165,15 @@ def _append_column(M, a):
     costs a general submatrix merge over every entry)."""
     xp = backend.xp
     n, nnz = M.nrows, M.nvals
-    ptr, idx, vals = M.to_csr(device=True)
-    ptr = ptr.astype(np.int64)
+    ptr = M.to_csr(device=True)[0].astype(np.int64)
+    rows, idx, vals = M.to_coo(device=True)
     shift = xp.arange(n + 1, dtype=np.int64)
-    entry_row = xp.searchsorted(ptr, xp.arange(nnz), side="right") - 1
     last = ptr[1:] + shift[:-1]              # where each row's new entry goes
+    moved = xp.arange(nnz) + rows            # M's entries, each row shifted by its number
     g_idx = xp.empty(nnz + n, dtype=np.int64)
     g_val = xp.empty(nnz + n, dtype=vals.dtype)
-    g_idx[xp.arange(nnz) + entry_row] = idx
-    g_val[xp.arange(nnz) + entry_row] = vals
+    g_idx[moved] = idx
+    g_val[moved] = vals
     g_idx[last] = n
     g_val[last] = a.to_dense(device=True)
     return gg.Matrix.from_csr(ptr + shift, g_idx, g_val, ncols=n + 1, dtype=M.dtype)

@@ -79,7 +79,7 @@ def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
     if flops is None:
         flops = row_flops(a, b.lengths)
     if len(a.idx) and int(backend.to_scalar(a.lengths.max())) == 1:
-        return _row_gather(a, b, mult, mon)
+        return _row_gather(a, b, mult, mon, flops)
     if backend.is_gpu:
         from .spgemm_cuda import spgemm as cuda_spgemm
 
@@ -87,15 +87,15 @@ def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
     return _esc(a, b, ncols, mult, mon, flops)
 
 
-def _row_gather(a, b, mult, mon):
+def _row_gather(a, b, mult, mon, flops):
     """A has at most one entry per row (a diagonal, a permutation, a row selection):
     T(i,:) = A(i,k) ⊗ B(k,:) has one term per entry, so ⊕ never runs and no workspace is
-    needed: T's rows are B's rows gathered, their values multiplied (D·B scales rows)."""
+    needed: T's rows are B's rows gathered, their values multiplied (D·B scales rows).
+    With one entry per row, flops(i) = |B(k,:)| is T's row length."""
     x, z = mult.type, mon.type
-    has = a.lengths > 0
     first = xp.minimum(a.ptr[:-1], len(a.idx) - 1).astype(np.int64)
     k = a.idx[first].astype(np.int64)
-    lengths = xp.where(has, b.lengths[k], 0).astype(np.int64)
+    lengths = flops.astype(np.int64)
     memory.require(int(backend.to_scalar(lengths.sum())) * (8 + z.np_type.itemsize),
                    "the product's entries")
     indptr = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(lengths)])
