@@ -21,6 +21,20 @@ L, Gustavson) gives the same count and is there to cross-check. In LAGraph's mea
 dot-product form (L·Uᵀ with the mask) wins on most graphs once the rows are sorted by degree;
 Sandia_LL does better on very skewed degree distributions without sorting.
 
+Degree ordering (``presort``): any acyclic orientation of the edges counts each triangle once,
+so L may hold, instead of tril(A), each edge once in the row of its lower-ranked end, with
+vertices ranked by degree (ties by index; GAP's tc and LAGraph's presort do the same by
+relabelling). A row then holds only neighbours of higher degree, at most √(2|E|) of them,
+so no dot product walks a hub's row: on R-MAT the intersections shrink tenfold. With S the
+symmetric pattern, key(i) = deg(i)·n + i and D = diag(key), without relabelling anything:
+
+    K = S any.second D           K(i, j) = key(j)       (A·D: columns scaled, no sort)
+    E = D any.lt K               E(i, j) = key(i) < key(j)
+    L = one(E)⟨E⟩                 (the edges pointing up in rank)
+
+"auto" sorts under LAGraph's rule (LAGr_TriangleCount): more than 1000 vertices, at least 10
+entries per row, and a mean degree above 4 × the median (of 1000 sampled vertices).
+
 Input: nvGRAPH's lower triangle (CSR or CSC, no diagonal), a full symmetric matrix, or an upper
 triangle alike: L is tril(A, -1) when A has entries below the diagonal, else triu(A, 1)ᵀ. The
 diagonal (self loops) is ignored. Values are ignored (only the pattern counts).
@@ -34,6 +48,8 @@ matrix algebra", IPDPSW 2015; Cohen (2009); LAGraph LAGr_TriangleCount.c; nvGRAP
 NOTE: an unsymmetric A holding entries both below and above the diagonal is read as its
 lower triangle only (the graph must be undirected).
 """
+import numpy as np
+
 import grblas_gpu as gg
 import semirings
 from semirings import indexunary
@@ -41,17 +57,25 @@ from grblas_gpu.errors import InvalidValue
 
 from ._common import check_square
 
-__all__ = ["triangle_count", "lower_triangle", "METHODS"]
+__all__ = ["triangle_count", "lower_triangle", "degree_oriented", "METHODS", "PRESORTS"]
 
 METHODS = ("sandia_lut", "sandia_ll")
+PRESORTS = ("auto", True, False)
+SAMPLES = 1000  # LAGraph's NSAMPLES for the presort rule
 
 
-def triangle_count(A, *, method="sandia_lut"):
+def triangle_count(A, *, method="sandia_lut", presort="auto"):
     """The number of triangles of the undirected graph A (see the module docstring)."""
     check_square(A)
     if method not in METHODS:
         raise InvalidValue(f"triangle_count: method must be one of {METHODS}, got {method!r}")
-    return triangle_count_advanced(lower_triangle(A), method=method)
+    if presort not in PRESORTS:
+        raise InvalidValue(f"triangle_count: presort must be one of {PRESORTS}, "
+                           f"got {presort!r}")
+    L = lower_triangle(A)
+    if presort is True or (presort == "auto" and _skewed(L)):
+        L = degree_oriented(L)
+    return triangle_count_advanced(L, method=method)
 
 
 def lower_triangle(A):
@@ -68,6 +92,51 @@ def lower_triangle(A):
         gg.transpose(L, U)
     # L = one(L)
     return gg.apply(L, L, semirings.unary.one)
+
+
+def degree_oriented(L):
+    """Each edge of the strictly lower triangle L, stored once in the row of its end of lower
+    rank (degree, then index): an INT64 pattern (see the module docstring)."""
+    n = L.nrows
+    S = gg.Matrix(gg.INT64, n, n)
+    # S = L ∪ Lᵀ
+    gg.ewise_add(S, L, L, semirings.binary.any, desc=gg.Descriptor(transpose_second=True))
+    key = gg.Vector(gg.INT64, n)
+    # key(i) = Σ_j S(i, j)   (degree)
+    gg.reduce_rowwise(key, S, semirings.monoid.plus)
+    ids = gg.apply(gg.Vector(gg.INT64, n), key, indexunary.rowindex, thunk=0)
+    # key = key · n + i   (distinct: ties broken by index)
+    gg.apply(key, key, semirings.binary.times, right=n)
+    gg.ewise_mult(key, key, ids, semirings.binary.plus)
+    D = gg.Matrix.diag(key)
+    K = gg.Matrix(gg.INT64, n, n)
+    # K = S any.second D   (K(i, j) = key(j))
+    gg.mxm(K, S, D, semirings.any_second)
+    E = gg.Matrix(gg.BOOL, n, n)
+    # E = D any.lt K       (E(i, j) = key(i) < key(j))
+    gg.mxm(E, D, K, semirings.any_lt)
+    # L = one(E)⟨E⟩
+    out = gg.Matrix(gg.INT64, n, n)
+    return gg.apply(out, E, semirings.unary.one, mask=E.V)
+
+
+def _skewed(L):
+    """LAGraph's presort rule: n > 1000, ≥ 10 entries per row of the symmetric matrix (2|L|
+    entries in all), and mean degree > 4 × median (of SAMPLES vertices spread evenly)."""
+    n = L.nrows
+    if n <= SAMPLES or 2 * L.nvals < 10 * n:
+        return False
+    deg = gg.Vector(gg.INT64, n)
+    # deg = L +.pair 1 + 1 +.pair L   (row and column counts)
+    gg.reduce_rowwise(deg, L, semirings.monoid.plus)
+    gg.reduce_rowwise(deg, L, semirings.monoid.plus, accum=semirings.binary.plus,
+                      desc=gg.Descriptor(transpose_first=True))
+    sample = gg.extract(gg.Vector(gg.INT64, SAMPLES), deg,
+                        [i * n // SAMPLES for i in range(SAMPLES)])
+    degrees = np.zeros(SAMPLES, dtype=np.int64)
+    idx, vals = sample.to_coo()
+    degrees[idx] = vals
+    return 2 * L.nvals / n > 4 * float(np.median(degrees))
 
 
 def triangle_count_advanced(L, *, method="sandia_lut"):

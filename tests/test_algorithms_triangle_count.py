@@ -6,7 +6,7 @@ import pytest
 
 import grblas_gpu as gg
 from algorithms import triangle_count
-from algorithms.triangle_count import lower_triangle
+from algorithms.triangle_count import _skewed, degree_oriented, lower_triangle
 from conftest import lagraph_file
 from grblas_gpu import generate, io
 
@@ -32,9 +32,31 @@ def test_karate():
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("method", ["sandia_lut", "sandia_ll"])
-def test_rmat(seed, method):
+@pytest.mark.parametrize("presort", [True, False])
+def test_rmat(seed, method, presort):
     A = generate.rmat(9, seed=seed)
-    assert triangle_count(A, method=method) == nx_triangles(A)
+    assert triangle_count(A, method=method, presort=presort) == nx_triangles(A)
+
+
+def test_degree_orientation():
+    """degree_oriented keeps each edge once, in the row of its end of lower degree (ties: lower
+    index), so a row holds only neighbours of higher rank; counts agree on every input form."""
+    A = generate.rmat(12, seed=4)
+    L = lower_triangle(A)
+    O = degree_oriented(L)
+    rows, cols, vals = O.to_coo()
+    assert O.dtype == gg.INT64 and O.nvals == L.nvals and set(vals.tolist()) == {1}
+    lr, lc, _ = L.to_coo()
+    assert set(zip(np.minimum(rows, cols).tolist(), np.maximum(rows, cols).tolist())) == \
+        set(zip(lc.tolist(), lr.tolist()))
+    deg = np.bincount(np.concatenate([lr, lc]), minlength=A.nrows)
+    assert np.all((deg[rows] < deg[cols]) | ((deg[rows] == deg[cols]) & (rows < cols)))
+    expected = nx_triangles(A)
+    assert _skewed(L)                                   # R-MAT: mean degree >> median
+    for form in (A, triangles_of(A, -1), triangles_of(A, 1)):
+        assert triangle_count(form) == expected        # presort="auto"
+        assert triangle_count(form, presort=True, method="sandia_ll") == expected
+    assert not _skewed(lower_triangle(io.read_mm(lagraph_file("jagmesh7.mtx"))))  # a mesh
 
 
 def test_lagraph_graphs():
@@ -63,3 +85,5 @@ def test_no_triangles_and_bad_input():
         triangle_count(gg.Matrix(gg.BOOL, 2, 3))
     with pytest.raises(gg.InvalidValue):
         triangle_count(path, method="burkhardt")
+    with pytest.raises(gg.InvalidValue):
+        triangle_count(path, presort="ascending")

@@ -29,10 +29,15 @@ from .spgemm import expand
 
 xp = backend.xp
 
-__all__ = ["dot", "DOT_WARP_MIN", "DOT_CHUNK"]
+__all__ = ["dot", "DOT_THREAD_MAX", "DOT_GROUP", "DOT_WARP_MIN", "DOT_CHUNK"]
 
 DOT_CHUNK = 1 << 22   # NumPy: index lookups per chunk
-DOT_WARP_MIN = 128    # CuPy: |A(i,:)| + |B(:,j)| above this gets a warp instead of a thread
+# CuPy: an entry with |A(i,:)| + |B(:,j)| <= DOT_THREAD_MAX is merged by one thread; else the
+# shorter list is spread over DOT_GROUP lanes (32 when it is longer than DOT_WARP_MIN), each
+# binary-searching the longer list
+DOT_THREAD_MAX = 32
+DOT_GROUP = 8
+DOT_WARP_MIN = 128
 
 
 def dot(a, b, mi, mj, mult, mon):
@@ -162,25 +167,35 @@ __device__ void dot_thread(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
     if (has) out[e] = acc;
 }
 
-// one warp per mask entry: lanes take the shorter list, binary-search the longer one
-template <typename IM>
-__device__ void dot_warp(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
+// V lanes per mask entry (aligned groups of a warp): the lanes take the shorter list's
+// indices and binary-search the longer one. Neighbouring groups hold neighbouring entries
+// (of one mask row, mostly), so the row of A they search stays in L1.
+template <int V, typename IM>
+__device__ void dot_group(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
         const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
         const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
         const IM* __restrict__ mi, const IM* __restrict__ mj, const long long* __restrict__ ents,
         long long n, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
-    const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const long long g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / V;
     const int lane = threadIdx.x & 31;
-    if (w >= n) return;
-    const long long e = ents[w];
-    const long long pa = Ap[mi[e]], ea = Ap[mi[e] + 1], pb = Bp[mj[e]], eb = Bp[mj[e] + 1];
-    const bool a_short = (ea - pa) <= (eb - pb);
+    const int l = lane & (V - 1);
+    const unsigned gmask = (V == 32) ? FULL_MASK
+                                     : (((1u << (V & 31)) - 1u) << (lane & ~(V - 1)));
+    if (((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31)) / V >= n)
+        return;  // the whole warp is past the end (no lane takes part in the shuffles)
+    long long e = -1, s0 = 0, s1 = 0, l0 = 0, l1 = 0;
+    bool a_short = true;
+    if (g < n) {
+        e = ents[g];
+        const long long pa = Ap[mi[e]], ea = Ap[mi[e] + 1], pb = Bp[mj[e]], eb = Bp[mj[e] + 1];
+        a_short = (ea - pa) <= (eb - pb);
+        s0 = a_short ? pa : pb; s1 = a_short ? ea : eb;
+        l0 = a_short ? pb : pa; l1 = a_short ? eb : ea;
+    }
     bool has = false;
     Z acc = Z();
-    const long long s0 = a_short ? pa : pb, s1 = a_short ? ea : eb;
-    const long long l0 = a_short ? pb : pa, l1 = a_short ? eb : ea;
-    for (long long base = s0; base < s1; base += 32) {
-        const long long s = base + lane;
+    for (long long base = s0; base < s1; base += V) {
+        const long long s = base + l;
         if (s < s1) {
             const long long k = a_short ? (long long)Aj[s] : (long long)Bi[s];
             long long lo = l0, hi = l1;
@@ -197,28 +212,31 @@ __device__ void dot_warp(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
                 has = true;
             }
         }
-        if (__any_sync(FULL_MASK, has && at_terminal(acc, terminal))) break;
+        if (__any_sync(gmask, has && at_terminal(acc, terminal))) break;
     }
-    for (int off = 16; off > 0; off >>= 1) {
+    for (int off = V / 2; off > 0; off >>= 1) {
         const Z other = shfl_down_z(acc, off);
         const int other_has = __shfl_down_sync(FULL_MASK, (int)has, off);
         if (other_has) { acc = has ? add_op(acc, other) : other; has = true; }
     }
-    if (lane == 0) {
+    if (l == 0 && e >= 0) {
         present[e] = has;
         if (has) out[e] = acc;
     }
 }
 
+#define DOT_GROUP_INSTANCE(IM, SUFFIX, V) \
+extern "C" __global__ void dot_group##V##_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
+        long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
+        const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
+    dot_group<V, IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); }
 #define DOT_INSTANCES(IM, SUFFIX) \
 extern "C" __global__ void dot_thread_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
         long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
         const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
     dot_thread<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); } \
-extern "C" __global__ void dot_warp_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
-        long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
-        const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
-    dot_warp<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); }
+DOT_GROUP_INSTANCE(IM, SUFFIX, 4) DOT_GROUP_INSTANCE(IM, SUFFIX, 8) \
+DOT_GROUP_INSTANCE(IM, SUFFIX, 16) DOT_GROUP_INSTANCE(IM, SUFFIX, 32)
 DOT_INSTANCES(int, int32)
 DOT_INSTANCES(long long, int64)
 """
@@ -236,15 +254,19 @@ def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
     bx, bm = value_args(b, x)
     terminal = mon.terminal if not getattr(mon.op, "all_terminal", False) else None
     term = z.np_type.type(terminal if terminal is not None else 0)
-    work = a.lengths[mi].astype(np.int64) + b.lengths[mj].astype(np.int64)
-    heavy = work > DOT_WARP_MIN
-    for ents, per_entry, name in ((xp.nonzero(~heavy & (work > 0))[0], 1, "dot_thread"),
-                                  (xp.nonzero(heavy)[0], 32, "dot_warp")):
+    la, lb = a.lengths[mi].astype(np.int64), b.lengths[mj].astype(np.int64)
+    merge = (la + lb <= DOT_THREAD_MAX) & (la > 0) & (lb > 0)
+    shorter = xp.where(merge, 0, xp.minimum(la, lb))
+    warp = shorter > DOT_WARP_MIN
+    for ents, lanes in ((xp.nonzero(merge)[0], 1),
+                        (xp.nonzero(~warp & (shorter > 0))[0], DOT_GROUP),
+                        (xp.nonzero(warp)[0], 32)):
         m = len(ents)
         if m == 0:
             continue
+        name = "dot_thread" if lanes == 1 else f"dot_group{lanes}"
         threads = 256
-        blocks = (m * per_entry + threads - 1) // threads
+        blocks = (m * lanes + threads - 1) // threads
         mod.get_function(f"{name}_{suffix}")((blocks,), (threads,), (
             a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, mi, mj, ents.astype(np.int64),
             np.int64(m), term, out, present))

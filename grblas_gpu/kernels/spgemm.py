@@ -80,6 +80,8 @@ def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
         flops = row_flops(a, b.lengths)
     if len(a.idx) and int(backend.to_scalar(a.lengths.max())) == 1:
         return _row_gather(a, b, mult, mon, flops)
+    if len(a.idx) and _is_diagonal(b):
+        return _column_scale(a, b, mult, mon)
     if backend.is_gpu:
         from .spgemm_cuda import spgemm as cuda_spgemm
 
@@ -106,6 +108,33 @@ def _row_gather(a, b, mult, mon, flops):
     if prod.shape != pos.shape:  # an operator that ignores its operands (pair) may broadcast
         prod = xp.broadcast_to(prod, pos.shape)
     return indptr, b.idx[pos], cast(prod, z, xp)
+
+
+def _is_diagonal(b):
+    """Whether B's only entries are on its diagonal (B(k, k), at most one per row)."""
+    if len(b.idx) == 0 or len(b.idx) > b.n or int(backend.to_scalar(b.lengths.max())) > 1:
+        return False
+    first = xp.minimum(b.ptr[:-1], len(b.idx) - 1)
+    on_diagonal = (b.lengths == 0) | (b.idx[first] == xp.arange(b.n))
+    return bool(backend.to_scalar(on_diagonal.all()))
+
+
+def _column_scale(a, b, mult, mon):
+    """B is diagonal: T(i,k) = A(i,k) ⊗ B(k,k), one term per entry of A whose column k has
+    a diagonal entry in B (A·D scales columns). T keeps A's order: no sort, no workspace."""
+    x, z = mult.type, mon.type
+    k = a.idx.astype(np.int64)
+    keep = b.lengths[k] > 0
+    pos = xp.nonzero(keep)[0]
+    memory.require(len(pos) * (8 + z.np_type.itemsize), "the product's entries")
+    kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(keep, dtype=np.int64)])
+    indptr = kept_before[a.ptr.astype(np.int64)]
+    with np.errstate(all="ignore"):
+        prod = mult.numpy(a.values_at(pos, x), b.values_at(b.ptr[k[pos]], x))
+    prod = xp.asarray(prod)
+    if prod.shape != pos.shape:  # an operator that ignores its operands (pair) may broadcast
+        prod = xp.broadcast_to(prod, pos.shape)
+    return indptr, a.idx[pos], cast(prod, z, xp)
 
 
 def _chunks(flops, limit):
