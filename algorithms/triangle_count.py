@@ -30,7 +30,7 @@ symmetric pattern, key(i) = deg(i)·n + i and D = diag(key), without relabelling
 
     K = S any.second D           K(i, j) = key(j)       (A·D: columns scaled, no sort)
     E = D any.lt K               E(i, j) = key(i) < key(j)
-    L = one(E)⟨E⟩                 (the edges pointing up in rank)
+    L = select(E == true)        (the edges pointing up in rank)
 
 "auto" sorts under LAGraph's rule (LAGr_TriangleCount): more than 1000 vertices, at least 10
 entries per row, and a mean degree above 4 × the median (of 1000 sampled vertices).
@@ -73,8 +73,14 @@ def triangle_count(A, *, method="sandia_lut", presort="auto"):
         raise InvalidValue(f"triangle_count: presort must be one of {PRESORTS}, "
                            f"got {presort!r}")
     L = lower_triangle(A)
-    if presort is True or (presort == "auto" and _skewed(L)):
-        L = degree_oriented(L)
+    n = L.nrows
+    dense_enough = n > SAMPLES and 2 * L.nvals >= 10 * n
+    if presort is True or (presort == "auto" and dense_enough):
+        S = gg.Matrix(gg.INT64, n, n)
+        # S = L ∪ Lᵀ   (the symmetric pattern)
+        gg.ewise_add(S, L, L, semirings.binary.any, desc=gg.Descriptor(transpose_second=True))
+        if presort is True or _skewed(S):
+            L = degree_oriented(S)
     return triangle_count_advanced(L, method=method)
 
 
@@ -94,13 +100,10 @@ def lower_triangle(A):
     return gg.apply(L, L, semirings.unary.one)
 
 
-def degree_oriented(L):
-    """Each edge of the strictly lower triangle L, stored once in the row of its end of lower
-    rank (degree, then index): an INT64 pattern (see the module docstring)."""
-    n = L.nrows
-    S = gg.Matrix(gg.INT64, n, n)
-    # S = L ∪ Lᵀ
-    gg.ewise_add(S, L, L, semirings.binary.any, desc=gg.Descriptor(transpose_second=True))
+def degree_oriented(S):
+    """Each edge of the symmetric pattern S (INT64, no diagonal), stored once in the row of its
+    end of lower rank (degree, then index): an INT64 pattern (see the module docstring)."""
+    n = S.nrows
     key = gg.Vector(gg.INT64, n)
     # key(i) = Σ_j S(i, j)   (degree)
     gg.reduce_rowwise(key, S, semirings.monoid.plus)
@@ -115,28 +118,21 @@ def degree_oriented(L):
     E = gg.Matrix(gg.BOOL, n, n)
     # E = D any.lt K       (E(i, j) = key(i) < key(j))
     gg.mxm(E, D, K, semirings.any_lt)
-    # L = one(E)⟨E⟩
-    out = gg.Matrix(gg.INT64, n, n)
-    return gg.apply(out, E, semirings.unary.one, mask=E.V)
+    # L = E⟨E == true⟩   (the kept values, true, become 1 in INT64)
+    return gg.select(gg.Matrix(gg.INT64, n, n), E, indexunary.valueeq, True)
 
 
-def _skewed(L):
-    """LAGraph's presort rule: n > 1000, ≥ 10 entries per row of the symmetric matrix (2|L|
-    entries in all), and mean degree > 4 × median (of SAMPLES vertices spread evenly)."""
-    n = L.nrows
-    if n <= SAMPLES or 2 * L.nvals < 10 * n:
-        return False
-    deg = gg.Vector(gg.INT64, n)
-    # deg = L +.pair 1 + 1 +.pair L   (row and column counts)
-    gg.reduce_rowwise(deg, L, semirings.monoid.plus)
-    gg.reduce_rowwise(deg, L, semirings.monoid.plus, accum=semirings.binary.plus,
-                      desc=gg.Descriptor(transpose_first=True))
-    sample = gg.extract(gg.Vector(gg.INT64, SAMPLES), deg,
-                        [i * n // SAMPLES for i in range(SAMPLES)])
+def _skewed(S):
+    """LAGraph's presort rule on the symmetric pattern S: mean degree > 4 × the median degree
+    of SAMPLES vertices spread evenly (the size rule is checked before S is built)."""
+    n = S.nrows
+    sample = gg.extract(gg.Matrix(S.dtype, SAMPLES, n), S,
+                        [i * n // SAMPLES for i in range(SAMPLES)], gg.ALL)
+    deg = gg.reduce_rowwise(gg.Vector(gg.INT64, SAMPLES), sample, semirings.monoid.plus)
     degrees = np.zeros(SAMPLES, dtype=np.int64)
-    idx, vals = sample.to_coo()
+    idx, vals = deg.to_coo()
     degrees[idx] = vals
-    return 2 * L.nvals / n > 4 * float(np.median(degrees))
+    return S.nvals / n > 4 * float(np.median(degrees))
 
 
 def triangle_count_advanced(L, *, method="sandia_lut"):

@@ -66,6 +66,36 @@ def test_long_vector_scalar_reduction(rng):
 
 
 # ---------------------------------------------------------------------- cross-checks
+def test_long_rows_match_python_graphblas(rng):
+    """Rows long enough on average to be folded a warp per row on the GPU (chunks per lane,
+    combined in order), one row much longer than the rest, every monoid and first/second
+    (not commutative: the fold keeps left-to-right order)."""
+    import graphblas as gb
+
+    nrows, ncols = 12, 700
+    rows = np.repeat(np.arange(nrows), [600, 20, 0, 35, 1, 40, 64, 33, 17, 90, 2, 3])
+    cols = np.concatenate([np.sort(rng.choice(ncols, k, replace=False))
+                           for k in np.bincount(rows, minlength=nrows)])
+    for t in ("INT32", "FP64", "BOOL"):
+        vals = rng.integers(-50, 50, len(rows)).astype(gg.lookup_dtype(t).np_type)
+        A, GA = (lib.Matrix.from_coo(rows, cols, vals, nrows=nrows, ncols=ncols, dtype=t)
+                 for lib in (gg, gb))
+        for name in MONOIDS:
+            try:
+                ref = GA.reduce_rowwise(getattr(gb.monoid, name)).new()
+            except (KeyError, TypeError, AttributeError, gb.exceptions.DomainMismatch):
+                continue
+            _close(A.reduce_rowwise(name), ref)
+        # first / second (SuiteSparse takes only monoids here): a row's first and last value
+        starts = np.searchsorted(rows, np.arange(nrows))
+        ends = np.searchsorted(rows, np.arange(nrows), side="right")
+        held = ends > starts
+        for name, pos in (("first", starts), ("second", ends - 1)):
+            idx, got = A.reduce_rowwise(name).to_coo()
+            np.testing.assert_array_equal(idx, np.nonzero(held)[0])
+            np.testing.assert_array_equal(got, vals[pos[held]])
+
+
 def _run_rowwise(rng, columnwise):
     import graphblas as gb
 

@@ -6,7 +6,9 @@ non-commutative associative operators (first, second) keep their meaning.
 
 NumPy: ``ufunc.reduceat`` when the operator is a ufunc, else a log-depth pairwise tree of
 vectorised calls of the operator's NumPy function. CuPy: a generated kernel (one thread
-per segment) from the operator's C expression.
+per segment) from the operator's C expression; a warp per segment when segments are long
+enough on average (each lane folds a contiguous chunk, the lanes are then combined in order:
+power-law rows, such as a hub's, no longer hold one thread for their whole length).
 """
 import numpy as np
 
@@ -63,16 +65,63 @@ extern "C" __global__ void segment_reduce(const T* __restrict__ vals, const long
 """
 
 
+_SEGMENT_WARP_TEMPLATE = r"""
+typedef ${T} T;
+typedef ${W} W;   // a word as wide as T (or int) that the shuffle moves
+__device__ __forceinline__ T shfl_down_t(T v, int d) {
+    union { T t; W w; } u; u.w = 0; u.t = v;
+    u.w = __shfl_down_sync(0xffffffffu, u.w, d);
+    return u.t;
+}
+extern "C" __global__ void segment_reduce_warp(const T* __restrict__ vals, const long long* starts,
+                                               long long nseg, long long n, T* out) {
+    const long long s = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int l = threadIdx.x & 31;
+    if (s >= nseg) return;  // the whole warp
+    const long long begin = starts[s], end = (s + 1 < nseg) ? starts[s + 1] : n;
+    const long long chunk = (end - begin + 31) / 32;
+    const long long lo = begin + l * chunk, hi = min(lo + chunk, end);
+    bool has = lo < hi;
+    T x = has ? vals[lo] : (T)0;
+    for (long long k = lo + 1; k < hi; ++k) {
+        T y = vals[k];
+        x = (T)(${EXPR});
+    }
+    // lane l takes lane l + d's fold when l is a multiple of 2d: left to right, in order
+    for (int d = 1; d < 32; d <<= 1) {
+        const T y = shfl_down_t(x, d);
+        const bool yh = __shfl_down_sync(0xffffffffu, (int)has, d) != 0;
+        if ((l & (2 * d - 1)) == 0 && l + d < 32 && yh) {
+            x = has ? (T)(${EXPR}) : y;
+            has = true;
+        }
+    }
+    if (l == 0) out[s] = x;
+}
+"""
+
+SEGMENT_WARP_MIN = 16   # mean segment length from which a warp folds each segment
+
+
 def _segment_reduce_cuda(values, starts, op, dtype):
     from string import Template
 
-    key = KernelKey("segment_reduce", "thread_per_segment", (op.name,), (dtype.name,))
-    src = Template(_SEGMENT_TEMPLATE).substitute(T=dtype.c_type, EXPR=op.c(dtype))
-    kernel = get_kernel(key, lambda: src, "segment_reduce")
+    nseg, n = len(starts), len(values)
+    warp = n >= SEGMENT_WARP_MIN * nseg
+    variant = "warp_per_segment" if warp else "thread_per_segment"
+    key = KernelKey("segment_reduce", variant, (op.name,), (dtype.name,))
+    if warp:
+        word = "long long" if dtype.np_type.itemsize == 8 else "int"
+        src = Template(_SEGMENT_WARP_TEMPLATE).substitute(T=dtype.c_type, W=word,
+                                                          EXPR=op.c(dtype))
+        kernel = get_kernel(key, lambda: src, "segment_reduce_warp")
+    else:
+        src = Template(_SEGMENT_TEMPLATE).substitute(T=dtype.c_type, EXPR=op.c(dtype))
+        kernel = get_kernel(key, lambda: src, "segment_reduce")
     starts64 = starts.astype(np.int64, copy=False)
-    out = xp.empty(len(starts), dtype=values.dtype)
-    nseg = len(starts)
+    out = xp.empty(nseg, dtype=values.dtype)
     threads = 256
-    kernel(((nseg + threads - 1) // threads,), (threads,),
-           (values, starts64, np.int64(nseg), np.int64(len(values)), out))
+    per_segment = 32 if warp else 1
+    kernel(((nseg * per_segment + threads - 1) // threads,), (threads,),
+           (values, starts64, np.int64(nseg), np.int64(n), out))
     return out
