@@ -402,6 +402,37 @@ def test_triangle_count_masked_dot():
     assert mxm_mod.last_plan["method"] == "DOT"  # AUTO picks the masked dot here
 
 
+@pytest.mark.parametrize("row_cap", [0, 8, 256])
+def test_masked_dot_kernel_paths_match_suitesparse(monkeypatch, row_cap):
+    """Under CuPy the masked dot goes a warp per mask row (A(i,:) in shared memory, B(:,j)
+    walked or, when much longer, searched), or per entry (a thread merging, a group of
+    lanes, a warp): DOT_ROW_CAP 0 sends every entry per entry, 8 splits the rows between
+    the two. A hub row and a hub column make long lists on both sides; plus_times, a
+    terminal monoid (max_min over bounded values reaches its terminal only sometimes) and
+    ANY (structure only)."""
+    from grblas_gpu.kernels import masked_dot
+
+    monkeypatch.setattr(masked_dot, "DOT_ROW_CAP", row_cap)
+    monkeypatch.setattr(masked_dot, "DOT_THREAD_MAX", 16)
+    rng = np.random.default_rng(19)
+    n = 700
+    rows = np.concatenate([np.zeros(600, np.int64), rng.choice(n, 300, replace=False),
+                           rng.integers(0, n, 5000)])
+    cols = np.concatenate([rng.choice(n, 600, replace=False), np.zeros(300, np.int64),
+                           rng.integers(0, n, 5000)])
+    key = np.unique(rows * n + cols)
+    rows, cols = key // n, key % n
+    vals = rng.integers(1, 6, len(rows)).astype(np.int64)
+    A = gg.Matrix.from_coo(rows, cols, vals, nrows=n, ncols=n)
+    GA = A.to_graphblas()
+    for name in ("plus_times", "max_min", "any_pair", "min_plus"):
+        G = gb.Matrix("INT64", n, n)
+        G(mask=GA.S) << GA.mxm(GA.T, _gb_sr(name))
+        C = gg.Matrix("INT64", n, n)
+        gg.mxm(C, A, A, name, mask=A.S, method="DOT", desc=Descriptor(transpose_second=True))
+        assert_matches(C, G)
+
+
 def test_keep_mask_structure_adds_zeros_at_every_mask_entry():
     rng = np.random.default_rng(19)
     A, GA = random_matrix_pair(rng, 12, 9, 0.2, "INT32")

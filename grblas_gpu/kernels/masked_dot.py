@@ -18,9 +18,9 @@ A(i,:), binary-searches B(:,j) for A(i,:)'s indices). The entries of longer rows
 a time: a thread merges the two lists when they are short together (DOT_THREAD_MAX), else
 a group of DOT_GROUP lanes (a warp past DOT_WARP_MIN) takes the shorter list's indices and
 binary-searches the longer. All stop early once the monoid's terminal value is reached
-(for ANY: at the first match). The mask entries must come in row-major order. The kernels are compiled into the same
-module as the SpGEMM kernels (kernels.spgemm_cuda.module: one compilation per semiring,
-types and index types serves both).
+(for ANY: at the first match). The mask entries must come in row-major order. The
+kernels are compiled into the same module as the SpGEMM kernels (kernels.spgemm_cuda.module:
+one compilation per semiring, types and index types serves both).
 """
 import numpy as np
 
@@ -98,6 +98,253 @@ def _find(op, keys, span, segs, targets):
 def _dot_numpy(a, b, mi, mj, mult, mon, present, out):
     x, z = mult.type, mon.type
     mi, mj = mi.astype(np.int64), mj.astype(np.int64)
+    la, lb = a.lengths[mi].astype(np.int64), b.lengths[mj].astype(np.int64)
+    akeys, aspan = _segment_keys(a)
+    bkeys, bspan = _segment_keys(b)
+    short_a = la <= lb
+    for group, walk, other, okeys, ospan, wseg, oseg in (
+            (np.nonzero(short_a)[0], a, b, bkeys, bspan, mi, mj),
+            (np.nonzero(~short_a)[0], b, a, akeys, aspan, mj, mi)):
+        work = np.minimum(la, lb)[group]
+        cum = np.cumsum(work)
+        start = 0
+        while start < len(group):
+            base = cum[start - 1] if start else 0
+            stop = max(int(np.searchsorted(cum, base + DOT_CHUNK, side="right")), start + 1)
+            ents = group[start:stop]
+            start = stop
+            # walk the shorter list of each entry, look each index up in the longer one
+            rep, wpos = expand(walk.ptr[wseg[ents]], walk.lengths[wseg[ents]])
+            if len(wpos) == 0:
+                continue
+            opos, ok = _find(other, okeys, ospan, oseg[ents][rep], walk.idx[wpos].astype(np.int64))
+            rep, wpos, opos = rep[ok], wpos[ok], opos[ok]
+            if len(rep) == 0:
+                continue
+            apos, bpos = (wpos, opos) if walk is a else (opos, wpos)
+            prod = cast(np.asarray(mult.numpy(a.values_at(apos, x), b.values_at(bpos, x))), z, np)
+            prod = np.broadcast_to(prod, rep.shape).copy() if prod.ndim == 0 else prod
+            new = np.ones(len(rep), dtype=bool)
+            new[1:] = rep[1:] != rep[:-1]
+            starts = np.nonzero(new)[0]
+            hit = ents[rep[starts]]
+            out[hit] = segment_reduce(prod, starts, mon.op, z)
+            present[hit] = True
+    return present, out
+
+
+# ------------------------------------------------------------------ CuPy
+# Compiled into the same module as the SpGEMM kernels (kernels.spgemm_cuda.module); one
+# instance per mask index type.
+DOT_KERNELS = r"""
+#define HAS_TERMINAL ${HAS_TERMINAL}
+#define DOT_ROW_CAP ${DOT_ROW_CAP}
+#define DOT_ROW_WALK ${DOT_ROW_WALK}
+
+__device__ __forceinline__ bool at_terminal(Z acc, Z terminal) {
+#if ANY_MONOID
+    return true;
+#elif HAS_TERMINAL
+    return acc == terminal;
+#else
+    return false;
+#endif
+}
+
+// one thread per mask entry: merge the two sorted lists
+template <typename IM>
+__device__ void dot_thread(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
+        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
+        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
+        const IM* __restrict__ mi, const IM* __restrict__ mj, const long long* __restrict__ ents,
+        long long n, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    const long long e = ents[t];
+    long long pa = Ap[mi[e]], ea = Ap[mi[e] + 1], pb = Bp[mj[e]], eb = Bp[mj[e] + 1];
+    bool has = false;
+    Z acc = Z();
+    while (pa < ea && pb < eb) {
+        const long long ka = Aj[pa], kb = Bi[pb];
+        if (ka < kb) { ++pa; continue; }
+        if (kb < ka) { ++pb; continue; }
+        const Z v = mult_op(value_at(Ax, pa, am), value_at(Bx, pb, bm));
+        acc = has ? add_op(acc, v) : v;
+        has = true;
+        if (at_terminal(acc, terminal)) break;
+        ++pa; ++pb;
+    }
+    present[e] = has;
+    if (has) out[e] = acc;
+}
+
+// V lanes per mask entry (aligned groups of a warp): the lanes take the shorter list's
+// indices and binary-search the longer one. Neighbouring groups hold neighbouring entries
+// (of one mask row, mostly), so the row of A they search stays in L1.
+template <int V, typename IM>
+__device__ void dot_group(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
+        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
+        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
+        const IM* __restrict__ mi, const IM* __restrict__ mj, const long long* __restrict__ ents,
+        long long n, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
+    const long long g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / V;
+    const int lane = threadIdx.x & 31;
+    const int l = lane & (V - 1);
+    const unsigned gmask = (V == 32) ? FULL_MASK
+                                     : (((1u << (V & 31)) - 1u) << (lane & ~(V - 1)));
+    if (((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31)) / V >= n)
+        return;  // the whole warp is past the end (no lane takes part in the shuffles)
+    long long e = -1, s0 = 0, s1 = 0, l0 = 0, l1 = 0;
+    bool a_short = true;
+    if (g < n) {
+        e = ents[g];
+        const long long pa = Ap[mi[e]], ea = Ap[mi[e] + 1], pb = Bp[mj[e]], eb = Bp[mj[e] + 1];
+        a_short = (ea - pa) <= (eb - pb);
+        s0 = a_short ? pa : pb; s1 = a_short ? ea : eb;
+        l0 = a_short ? pb : pa; l1 = a_short ? eb : ea;
+    }
+    bool has = false;
+    Z acc = Z();
+    for (long long base = s0; base < s1; base += V) {
+        const long long s = base + l;
+        if (s < s1) {
+            const long long k = a_short ? (long long)Aj[s] : (long long)Bi[s];
+            long long lo = l0, hi = l1;
+            while (lo < hi) {
+                const long long mid = (lo + hi) >> 1;
+                const long long km = a_short ? (long long)Bi[mid] : (long long)Aj[mid];
+                if (km < k) lo = mid + 1; else hi = mid;
+            }
+            const long long km = lo < l1 ? (a_short ? (long long)Bi[lo] : (long long)Aj[lo]) : -1;
+            if (km == k) {
+                const Z v = a_short ? mult_op(value_at(Ax, s, am), value_at(Bx, lo, bm))
+                                    : mult_op(value_at(Ax, lo, am), value_at(Bx, s, bm));
+                acc = has ? add_op(acc, v) : v;
+                has = true;
+            }
+        }
+        if (__any_sync(gmask, has && at_terminal(acc, terminal))) break;
+    }
+    for (int off = V / 2; off > 0; off >>= 1) {
+        const Z other = shfl_down_z(acc, off);
+        const int other_has = __shfl_down_sync(FULL_MASK, (int)has, off);
+        if (other_has) { acc = has ? add_op(acc, other) : other; has = true; }
+    }
+    if (l == 0 && e >= 0) {
+        present[e] = has;
+        if (has) out[e] = acc;
+    }
+}
+
+// one warp per mask row i whose A(i,:) fits in shared memory (at most DOT_ROW_CAP entries):
+// A(i,:) is loaded once, then for each mask entry (i, j) the lanes walk B(:,j) and
+// binary-search A(i,:) in shared memory (or, when B(:,j) is much longer, take A(i,:)'s
+// indices and binary-search B(:,j))
+#define ROW_WARPS 8
+template <typename IM>
+__device__ void dot_rows(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
+        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
+        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
+        const IM* __restrict__ mj, const long long* __restrict__ row_of,
+        const long long* __restrict__ first, const long long* __restrict__ last,
+        long long nrows, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
+    __shared__ IA s_a[ROW_WARPS][DOT_ROW_CAP];
+    const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31, wl = threadIdx.x >> 5;
+    if (w >= nrows) return;  // the whole warp
+    const long long i = row_of[w];
+    const long long pa = Ap[i], la = Ap[i + 1] - pa;
+    IA* a = s_a[wl];
+    for (long long t = lane; t < la; t += 32) a[t] = Aj[pa + t];
+    __syncwarp();
+    for (long long e = first[w]; e < last[w]; ++e) {
+        const long long j = mj[e], pb = Bp[j], eb = Bp[j + 1];
+        bool has = false;
+        Z acc = Z();
+        if (eb - pb <= DOT_ROW_WALK * la) {       // walk B(:,j), search A(i,:) in shared memory
+            for (long long base = pb; base < eb; base += 32) {
+                const long long s = base + lane;
+                if (s < eb) {
+                    const long long k = Bi[s];
+                    long long lo = 0, hi = la;
+                    while (lo < hi) {
+                        const long long mid = (lo + hi) >> 1;
+                        if ((long long)a[mid] < k) lo = mid + 1; else hi = mid;
+                    }
+                    if (lo < la && (long long)a[lo] == k) {
+                        const Z v = mult_op(value_at(Ax, pa + lo, am), value_at(Bx, s, bm));
+                        acc = has ? add_op(acc, v) : v;
+                        has = true;
+                    }
+                }
+                if (__any_sync(FULL_MASK, has && at_terminal(acc, terminal))) break;
+            }
+        } else {                                  // take A(i,:), search the long B(:,j)
+            for (long long base = 0; base < la; base += 32) {
+                const long long t = base + lane;
+                if (t < la) {
+                    const long long k = a[t];
+                    long long lo = pb, hi = eb;
+                    while (lo < hi) {
+                        const long long mid = (lo + hi) >> 1;
+                        if ((long long)Bi[mid] < k) lo = mid + 1; else hi = mid;
+                    }
+                    if (lo < eb && (long long)Bi[lo] == k) {
+                        const Z v = mult_op(value_at(Ax, pa + t, am), value_at(Bx, lo, bm));
+                        acc = has ? add_op(acc, v) : v;
+                        has = true;
+                    }
+                }
+                if (__any_sync(FULL_MASK, has && at_terminal(acc, terminal))) break;
+            }
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            const Z other = shfl_down_z(acc, off);
+            const int other_has = __shfl_down_sync(FULL_MASK, (int)has, off);
+            if (other_has) { acc = has ? add_op(acc, other) : other; has = true; }
+        }
+        if (lane == 0) {
+            present[e] = has;
+            if (has) out[e] = acc;
+        }
+    }
+}
+
+#define DOT_GROUP_INSTANCE(IM, SUFFIX, V) \
+extern "C" __global__ void dot_group##V##_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
+        long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
+        const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
+    dot_group<V, IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); }
+#define DOT_INSTANCES(IM, SUFFIX) \
+extern "C" __global__ void dot_thread_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
+        long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
+        const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
+    dot_thread<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); } \
+DOT_GROUP_INSTANCE(IM, SUFFIX, 4) DOT_GROUP_INSTANCE(IM, SUFFIX, 8) \
+DOT_GROUP_INSTANCE(IM, SUFFIX, 16) DOT_GROUP_INSTANCE(IM, SUFFIX, 32) \
+extern "C" __global__ void __launch_bounds__(32 * ROW_WARPS) dot_rows_##SUFFIX(const IA* Ap, \
+        const IA* Aj, const X* Ax, long long am, const IB* Bp, const IB* Bi, const X* Bx, \
+        long long bm, const IM* mj, const long long* row_of, const long long* first, \
+        const long long* last, long long nrows, Z terminal, Z* out, bool* present) { \
+    dot_rows<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mj, row_of, first, last, nrows, terminal, \
+                 out, present); }
+DOT_INSTANCES(int, int32)
+DOT_INSTANCES(long long, int64)
+"""
+
+
+def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
+    from .spgemm_cuda import module
+
+    x, z = mult.type, mon.type
+    mod = module(mult, mon, a.ptr.dtype, b.ptr.dtype)
+    if mi.dtype != mj.dtype or np.dtype(mi.dtype).name not in ("int32", "int64"):
+        mi, mj = mi.astype(np.int64), mj.astype(np.int64)
+    suffix = np.dtype(mi.dtype).name
+    ax, am = value_args(a, x)
+    bx, bm = value_args(b, x)
+    terminal = mon.terminal if not getattr(mon.op, "all_terminal", False) else None
+    term = z.np_type.type(terminal if terminal is not None else 0)
     la, lb = a.lengths[mi].astype(np.int64), b.lengths[mj].astype(np.int64)
     threads = 256
     if DOT_ROW_CAP > 0:
