@@ -11,7 +11,8 @@ NumPy: for each mask entry, walk the shorter of the two lists and look each inde
 the longer one (one searchsorted over (segment, index) keys for all entries at once);
 fold the matches per entry with the monoid. Chunked by DOT_CHUNK lookups.
 
-CuPy: a mask row whose A(i,:) is short (<= DOT_ROW_CAP entries) gets a warp, which loads
+CuPy: a mask row whose A(i,:) is short (<= DOT_ROW_CAP entries) gets a warp per
+DOT_ROW_ENTRIES of its entries, which loads
 A(i,:) into shared memory once and, for each of the row's mask entries (i, j), walks
 B(:,j) with its lanes, binary-searching A(i,:) there (or, for a B(:,j) much longer than
 A(i,:), binary-searches B(:,j) for A(i,:)'s indices). The entries of longer rows go one at
@@ -43,10 +44,12 @@ DOT_CHUNK = 1 << 22   # NumPy: index lookups per chunk
 DOT_THREAD_MAX = 32
 DOT_GROUP = 8
 DOT_WARP_MIN = 128
-# CuPy: mask rows whose A(i,:) has at most DOT_ROW_CAP entries go a warp per row, A(i,:) held
-# in shared memory (0: never); B(:,j) is walked when at most DOT_ROW_WALK x |A(i,:)| long
+# CuPy: mask rows whose A(i,:) has at most DOT_ROW_CAP entries go a warp per
+# DOT_ROW_ENTRIES of their entries, A(i,:) held in shared memory (0: never); B(:,j) is
+# walked when at most DOT_ROW_WALK x |A(i,:)| long
 DOT_ROW_CAP = 256
 DOT_ROW_WALK = 8
+DOT_ROW_ENTRIES = 16   # mask entries per warp (a long mask row is split: no warp holds a tail)
 
 
 def dot(a, b, mi, mj, mult, mon):
@@ -236,8 +239,9 @@ __device__ void dot_group(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
     }
 }
 
-// one warp per mask row i whose A(i,:) fits in shared memory (at most DOT_ROW_CAP entries):
-// A(i,:) is loaded once, then for each mask entry (i, j) the lanes walk B(:,j) and
+// one warp per run of at most DOT_ROW_ENTRIES mask entries of one row i whose A(i,:) fits in
+// shared memory (at most DOT_ROW_CAP entries): A(i,:) is loaded once, then for each of the
+// run's mask entries (i, j) the lanes walk B(:,j) and
 // binary-search A(i,:) in shared memory (or, when B(:,j) is much longer, take A(i,:)'s
 // indices and binary-search B(:,j))
 #define ROW_WARPS 8
@@ -248,7 +252,7 @@ __device__ void dot_rows(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
         const IM* __restrict__ mj, const long long* __restrict__ row_of,
         const long long* __restrict__ first, const long long* __restrict__ last,
         long long nrows, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
-    __shared__ IA s_a[ROW_WARPS][DOT_ROW_CAP];
+    __shared__ IA s_a[ROW_WARPS][DOT_ROW_CAP > 0 ? DOT_ROW_CAP : 1];
     const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31, wl = threadIdx.x >> 5;
     if (w >= nrows) return;  // the whole warp
@@ -354,12 +358,18 @@ def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
         last = xp.searchsorted(mi, rows, side="right").astype(np.int64)
         a_len = a.lengths.astype(np.int64)
         row_of = xp.nonzero((last > first) & (a_len > 0) & (a_len <= DOT_ROW_CAP))[0]
-        nrows = len(row_of)
-        if nrows:
+        if len(row_of):
+            # runs of DOT_ROW_ENTRIES entries: (row, first entry, end) per warp
+            runs = (last[row_of] - first[row_of] + DOT_ROW_ENTRIES - 1) // DOT_ROW_ENTRIES
+            run_row, k = expand(xp.zeros(len(row_of), dtype=np.int64), runs)
+            run_first = first[row_of][run_row] + k * DOT_ROW_ENTRIES
+            run_last = xp.minimum(run_first + DOT_ROW_ENTRIES, last[row_of][run_row])
+            nruns = len(run_row)
             mod.get_function(f"dot_rows_{suffix}")(
-                ((nrows * 32 + threads - 1) // threads,), (threads,), (
-                    a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, mj, row_of.astype(np.int64),
-                    first[row_of], last[row_of], np.int64(nrows), term, out, present))
+                ((nruns * 32 + threads - 1) // threads,), (threads,), (
+                    a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, mj,
+                    row_of[run_row].astype(np.int64), run_first, run_last, np.int64(nruns),
+                    term, out, present))
         left = la > DOT_ROW_CAP        # the entries of rows too long for shared memory
         la, lb = xp.where(left, la, 0), xp.where(left, lb, 0)
     merge = (la + lb <= DOT_THREAD_MAX) & (la > 0) & (lb > 0)

@@ -21,7 +21,7 @@ from .segment import segment_reduce
 
 xp = backend.xp
 
-__all__ = ["Operand", "row_flops", "spgemm", "expand", "ESC_CHUNK_FLOPS"]
+__all__ = ["Operand", "row_flops", "spgemm", "structured_product", "expand", "ESC_CHUNK_FLOPS"]
 
 # products gathered at once by the NumPy kernel (~50 bytes each of temporaries)
 ESC_CHUNK_FLOPS = 1 << 22
@@ -76,12 +76,11 @@ def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
     """(indptr, indices, values) of T = A ⊕.⊗ B with nrows = a.n, ncols columns.
     mult: typed ⊗ (input type X, output cast to mon.type); mon: typed ⊕ monoid.
     method: 'hash' or 'gustavson' (CuPy only; NumPy runs ESC for both)."""
+    structured = structured_product(a, b, mult, mon)
+    if structured is not None:
+        return structured[1]
     if flops is None:
         flops = row_flops(a, b.lengths)
-    if len(a.idx) and int(backend.to_scalar(a.lengths.max())) == 1:
-        return _row_gather(a, b, mult, mon, flops)
-    if len(a.idx) and _is_diagonal(b):
-        return _column_scale(a, b, mult, mon)
     if backend.is_gpu:
         from .spgemm_cuda import spgemm as cuda_spgemm
 
@@ -89,15 +88,26 @@ def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
     return _esc(a, b, ncols, mult, mon, flops)
 
 
-def _row_gather(a, b, mult, mon, flops):
+def structured_product(a, b, mult, mon):
+    """('row_gather' | 'column_scale', (indptr, indices, values)) when A has at most one entry
+    per row or B is diagonal (no ⊕ runs: one term per entry of T), else None."""
+    if len(a.idx) == 0:
+        return None
+    if int(backend.to_scalar(a.lengths.max())) == 1:
+        return "row_gather", _row_gather(a, b, mult, mon)
+    if _is_diagonal(b):
+        return "column_scale", _column_scale(a, b, mult, mon)
+    return None
+
+
+def _row_gather(a, b, mult, mon):
     """A has at most one entry per row (a diagonal, a permutation, a row selection):
     T(i,:) = A(i,k) ⊗ B(k,:) has one term per entry, so ⊕ never runs and no workspace is
-    needed: T's rows are B's rows gathered, their values multiplied (D·B scales rows).
-    With one entry per row, flops(i) = |B(k,:)| is T's row length."""
+    needed: T's rows are B's rows gathered, their values multiplied (D·B scales rows)."""
     x, z = mult.type, mon.type
     first = xp.minimum(a.ptr[:-1], len(a.idx) - 1).astype(np.int64)
     k = a.idx[first].astype(np.int64)
-    lengths = flops.astype(np.int64)
+    lengths = xp.where(a.lengths > 0, b.lengths[k], 0).astype(np.int64)
     memory.require(int(backend.to_scalar(lengths.sum())) * (8 + z.np_type.itemsize),
                    "the product's entries")
     indptr = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(lengths)])
@@ -123,18 +133,25 @@ def _column_scale(a, b, mult, mon):
     """B is diagonal: T(i,k) = A(i,k) ⊗ B(k,k), one term per entry of A whose column k has
     a diagonal entry in B (A·D scales columns). T keeps A's order: no sort, no workspace."""
     x, z = mult.type, mon.type
-    k = a.idx.astype(np.int64)
-    keep = b.lengths[k] > 0
-    pos = xp.nonzero(keep)[0]
-    memory.require(len(pos) * (8 + z.np_type.itemsize), "the product's entries")
-    kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(keep, dtype=np.int64)])
-    indptr = kept_before[a.ptr.astype(np.int64)]
+    k = a.idx
+    if bool(backend.to_scalar((b.lengths > 0).all())):   # a full diagonal keeps every entry
+        pos, indptr = slice(None), a.ptr
+        memory.require(len(k) * z.np_type.itemsize, "the product's values")
+    else:
+        keep = b.lengths[k] > 0
+        pos = xp.nonzero(keep)[0]
+        memory.require(len(pos) * (8 + z.np_type.itemsize), "the product's entries")
+        kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64),
+                                      xp.cumsum(keep, dtype=np.int64)])
+        indptr = kept_before[a.ptr.astype(np.int64)]
+    idx = k[pos]
+    a_vals = a.vals[pos] if a.vals is not None else xp.full(len(idx), a.iso, dtype=x.np_type)
     with np.errstate(all="ignore"):
-        prod = mult.numpy(a.values_at(pos, x), b.values_at(b.ptr[k[pos]], x))
+        prod = mult.numpy(a_vals, b.values_at(b.ptr[idx], x))
     prod = xp.asarray(prod)
-    if prod.shape != pos.shape:  # an operator that ignores its operands (pair) may broadcast
-        prod = xp.broadcast_to(prod, pos.shape)
-    return indptr, a.idx[pos], cast(prod, z, xp)
+    if prod.shape != idx.shape:  # an operator that ignores its operands (pair) may broadcast
+        prod = xp.broadcast_to(prod, idx.shape)
+    return indptr, idx, cast(prod, z, xp)
 
 
 def _chunks(flops, limit):

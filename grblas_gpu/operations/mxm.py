@@ -34,7 +34,7 @@ from .._validate import index_dtype
 from ..descriptor import Method, Request, _enum_of
 from ..errors import DimensionMismatch, NotSupported
 from ..kernels import masked_dot, memory
-from ..kernels.spgemm import Operand, row_flops, spgemm
+from ..kernels.spgemm import Operand, row_flops, spgemm, structured_product
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar
@@ -112,10 +112,22 @@ def _product(A, ta, B, tb, typed, mask, desc, method, shape):
     mult, mon = typed.multiply, typed.monoid
     x = mult.type
     a = _operand(A, ta, desc.structure_first, x)            # rows of A'
-    b_len = _lengths(B, tb)                                  # |B'(k,:)|
-    flops = row_flops(a, b_len)
+    if mask is None and method is not Method.DOT:
+        # A' of at most one entry per row, or a diagonal B': gathered or scaled, every method
+        # alike, so neither the flops nor the method are needed
+        b = _operand(B, tb, desc.structure_second, x)
+        structured = structured_product(a, b, mult, mon)
+        if structured is not None:
+            kernel, (indptr, idx, vals) = structured
+            last_plan.clear()
+            last_plan.update(method=method.name, kernel=kernel)
+            return Matrix._from_csr(*shape, mon.type, indptr, idx, vals), False
     entries = _mask_entries(mask) if mask is not None else None
-    chosen, plan = choose_method(method, a, B, tb, flops, entries, shape[1])
+    if method is Method.DOT:   # chosen by the caller: no flops to estimate
+        chosen, plan, flops = Method.DOT, {"mask_entries": int(len(entries[0]))}, None
+    else:
+        flops = row_flops(a, _lengths(B, tb))                # Σ |B'(k,:)| over A'(i,:)
+        chosen, plan = choose_method(method, a, B, tb, flops, entries, shape[1])
     last_plan.clear()
     last_plan.update(plan, method=chosen.name)
     log.debug("mxm %s: %s", typed, last_plan)
