@@ -33,7 +33,9 @@ symmetric pattern, key(i) = deg(i)·n + i and D = diag(key), without relabelling
     L = select(E == true)        (the edges pointing up in rank)
 
 "auto" sorts under LAGraph's rule (LAGr_TriangleCount): more than 1000 vertices, at least 10
-entries per row, and a mean degree above 4 × the median (of 1000 sampled vertices).
+entries per row, and a mean degree above 4 × the median (of 1000 sampled vertices). S is A's
+off-diagonal pattern when A holds both triangles (no transpose: the full symmetric matrix
+is the common input), else the one triangle given and its transpose.
 
 Input: nvGRAPH's lower triangle (CSR or CSC, no diagonal), a full symmetric matrix, or an upper
 triangle alike: L is tril(A, -1) when A has entries below the diagonal, else triu(A, 1)ᵀ. The
@@ -45,8 +47,9 @@ Rajamanickam, "Fast linear algebra-based triangle counting with KokkosKernels", 
 (the Sandia forms); Azad, Buluç, Gilbert, "Parallel triangle counting and enumeration using
 matrix algebra", IPDPSW 2015; Cohen (2009); LAGraph LAGr_TriangleCount.c; nvGRAPH 9.2 guide 2.25.
 
-NOTE: an unsymmetric A holding entries both below and above the diagonal is read as its
-lower triangle only (the graph must be undirected).
+NOTE: the graph must be undirected. An unsymmetric A holding entries both below and above
+the diagonal is read as its lower triangle without the presort, and as its off-diagonal
+pattern with it: the two counts may differ (nvGRAPH leaves such input undefined too).
 """
 import numpy as np
 
@@ -57,7 +60,8 @@ from grblas_gpu.errors import InvalidValue
 
 from ._common import check_square
 
-__all__ = ["triangle_count", "lower_triangle", "degree_oriented", "METHODS", "PRESORTS"]
+__all__ = ["triangle_count", "lower_triangle", "symmetric_pattern", "degree_oriented",
+           "METHODS", "PRESORTS"]
 
 METHODS = ("sandia_lut", "sandia_ll")
 PRESORTS = ("auto", True, False)
@@ -72,16 +76,32 @@ def triangle_count(A, *, method="sandia_lut", presort="auto"):
     if presort not in PRESORTS:
         raise InvalidValue(f"triangle_count: presort must be one of {PRESORTS}, "
                            f"got {presort!r}")
-    L = lower_triangle(A)
-    n = L.nrows
-    dense_enough = n > SAMPLES and 2 * L.nvals >= 10 * n
-    if presort is True or (presort == "auto" and dense_enough):
-        S = gg.Matrix(gg.INT64, n, n)
-        # S = L ∪ Lᵀ   (the symmetric pattern)
-        gg.ewise_add(S, L, L, semirings.binary.any, desc=gg.Descriptor(transpose_second=True))
-        if presort is True or _skewed(S):
-            L = degree_oriented(S)
-    return triangle_count_advanced(L, method=method)
+    n = A.nrows
+    # LAGraph's size rule first (at most 2 nvals(A) entries in S: no S is built to reject it)
+    if presort is False or (presort == "auto" and (n <= SAMPLES or 2 * A.nvals < 10 * n)):
+        return triangle_count_advanced(lower_triangle(A), method=method)
+    S = symmetric_pattern(A)
+    deg = gg.Vector(gg.INT64, n)
+    # deg(i) = Σ_j S(i, j)
+    gg.reduce_rowwise(deg, S, semirings.monoid.plus)
+    if presort == "auto" and not _skewed(S, deg):
+        return triangle_count_advanced(lower_triangle(A), method=method)
+    return triangle_count_advanced(degree_oriented(S, deg), method=method)
+
+
+def symmetric_pattern(A):
+    """S = pattern(offdiag(A)) as INT64, completed by its transpose when A holds only one
+    triangle (nvGRAPH's lower-triangular input); taken as is when it holds both."""
+    n = A.nrows
+    S = gg.Matrix(gg.INT64, n, n)
+    # S = offdiag(A)
+    gg.select(S, A, indexunary.offdiag, 0)
+    below = gg.select(gg.Matrix(gg.INT64, n, n), S, indexunary.tril, -1).nvals
+    if below in (0, S.nvals):
+        # S = S ∪ Sᵀ
+        gg.ewise_add(S, S, S, semirings.binary.any, desc=gg.Descriptor(transpose_second=True))
+    # S = one(S)
+    return gg.apply(S, S, semirings.unary.one)
 
 
 def lower_triangle(A):
@@ -100,16 +120,14 @@ def lower_triangle(A):
     return gg.apply(L, L, semirings.unary.one)
 
 
-def degree_oriented(S):
-    """Each edge of the symmetric pattern S (INT64, no diagonal), stored once in the row of its
-    end of lower rank (degree, then index): an INT64 pattern (see the module docstring)."""
+def degree_oriented(S, deg):
+    """Each edge of the symmetric pattern S (no diagonal), stored once in the row of its end of
+    lower rank (degree ``deg``, then index): an INT64 pattern (see the module docstring)."""
     n = S.nrows
+    ids = gg.apply(gg.Vector(gg.INT64, n), deg, indexunary.rowindex, thunk=0)
     key = gg.Vector(gg.INT64, n)
-    # key(i) = Σ_j S(i, j)   (degree)
-    gg.reduce_rowwise(key, S, semirings.monoid.plus)
-    ids = gg.apply(gg.Vector(gg.INT64, n), key, indexunary.rowindex, thunk=0)
-    # key = key · n + i   (distinct: ties broken by index)
-    gg.apply(key, key, semirings.binary.times, right=n)
+    # key = deg · n + i   (distinct: ties broken by index)
+    gg.apply(key, deg, semirings.binary.times, right=n)
     gg.ewise_mult(key, key, ids, semirings.binary.plus)
     D = gg.Matrix.diag(key)
     K = gg.Matrix(gg.INT64, n, n)
@@ -122,15 +140,16 @@ def degree_oriented(S):
     return gg.select(gg.Matrix(gg.INT64, n, n), E, indexunary.valueeq, True)
 
 
-def _skewed(S):
-    """LAGraph's presort rule on the symmetric pattern S: mean degree > 4 × the median degree
-    of SAMPLES vertices spread evenly (the size rule is checked before S is built)."""
+def _skewed(S, deg):
+    """LAGraph's presort rule: at least 10 entries per row of S and a mean degree above 4 ×
+    the median degree of SAMPLES vertices spread evenly."""
     n = S.nrows
-    sample = gg.extract(gg.Matrix(S.dtype, SAMPLES, n), S,
-                        [i * n // SAMPLES for i in range(SAMPLES)], gg.ALL)
-    deg = gg.reduce_rowwise(gg.Vector(gg.INT64, SAMPLES), sample, semirings.monoid.plus)
+    if S.nvals < 10 * n:
+        return False
+    sample = gg.extract(gg.Vector(gg.INT64, SAMPLES), deg,
+                        [i * n // SAMPLES for i in range(SAMPLES)])
     degrees = np.zeros(SAMPLES, dtype=np.int64)
-    idx, vals = deg.to_coo()
+    idx, vals = sample.to_coo()
     degrees[idx] = vals
     return S.nvals / n > 4 * float(np.median(degrees))
 

@@ -6,7 +6,8 @@ import pytest
 
 import grblas_gpu as gg
 from algorithms import triangle_count
-from algorithms.triangle_count import _skewed, degree_oriented, lower_triangle
+from algorithms.triangle_count import (_skewed, degree_oriented, lower_triangle,
+                                       symmetric_pattern)
 from conftest import lagraph_file
 from grblas_gpu import generate, io
 
@@ -43,22 +44,25 @@ def test_degree_orientation():
     index), so a row holds only neighbours of higher rank; counts agree on every input form."""
     A = generate.rmat(12, seed=4)
     L = lower_triangle(A)
-    S = gg.ewise_add(gg.Matrix(gg.INT64, *A.shape), L, L.T, "any")
-    O = degree_oriented(S)
+    S = symmetric_pattern(A)
+    deg = gg.reduce_rowwise(gg.Vector(gg.INT64, A.nrows), S, "plus")
+    O = degree_oriented(S, deg)
     rows, cols, vals = O.to_coo()
     assert O.dtype == gg.INT64 and O.nvals == L.nvals and set(vals.tolist()) == {1}
     lr, lc, _ = L.to_coo()
     assert set(zip(np.minimum(rows, cols).tolist(), np.maximum(rows, cols).tolist())) == \
         set(zip(lc.tolist(), lr.tolist()))
-    deg = np.bincount(np.concatenate([lr, lc]), minlength=A.nrows)
-    assert np.all((deg[rows] < deg[cols]) | ((deg[rows] == deg[cols]) & (rows < cols)))
+    d = np.bincount(np.concatenate([lr, lc]), minlength=A.nrows)
+    assert np.all((d[rows] < d[cols]) | ((d[rows] == d[cols]) & (rows < cols)))
     expected = nx_triangles(A)
-    assert _skewed(S)                                   # R-MAT: mean degree >> median
+    assert _skewed(S, deg)                              # R-MAT: mean degree >> median
+    for form in (triangles_of(A, -1), triangles_of(A, 1)):  # one triangle: S completed
+        assert symmetric_pattern(form).isequal(S)
     for form in (A, triangles_of(A, -1), triangles_of(A, 1)):
         assert triangle_count(form) == expected        # presort="auto"
         assert triangle_count(form, presort=True, method="sandia_ll") == expected
-    M = lower_triangle(io.read_mm(lagraph_file("jagmesh7.mtx")))
-    assert not _skewed(gg.ewise_add(gg.Matrix(gg.INT64, *M.shape), M, M.T, "any"))  # a mesh
+    M = symmetric_pattern(io.read_mm(lagraph_file("jagmesh7.mtx")))
+    assert not _skewed(M, gg.reduce_rowwise(gg.Vector(gg.INT64, M.nrows), M, "plus"))  # a mesh
 
 
 def test_lagraph_graphs():

@@ -402,17 +402,15 @@ def test_triangle_count_masked_dot():
     assert mxm_mod.last_plan["method"] == "DOT"  # AUTO picks the masked dot here
 
 
-@pytest.mark.parametrize("row_cap", [0, 8, 256])
-def test_masked_dot_kernel_paths_match_suitesparse(monkeypatch, row_cap):
-    """Under CuPy the masked dot goes a warp per mask row (A(i,:) in shared memory, B(:,j)
-    walked or, when much longer, searched), or per entry (a thread merging, a group of
-    lanes, a warp): DOT_ROW_CAP 0 sends every entry per entry, 8 splits the rows between
-    the two. A hub row and a hub column make long lists on both sides; plus_times, a
-    terminal monoid (max_min over bounded values reaches its terminal only sometimes) and
-    ANY (structure only)."""
+@pytest.mark.parametrize("group", [4, 8, 16, 32])
+def test_masked_dot_kernel_paths_match_suitesparse(monkeypatch, group):
+    """Under CuPy each mask entry goes to a thread merging the two lists, a group of lanes
+    (every group width) or a warp searching the longer list. A hub row and a hub column make
+    long lists on both sides; plus_times, a terminal monoid (max_min over bounded values
+    reaches its terminal only sometimes), ANY (structure only) and min_plus."""
     from grblas_gpu.kernels import masked_dot
 
-    monkeypatch.setattr(masked_dot, "DOT_ROW_CAP", row_cap)
+    monkeypatch.setattr(masked_dot, "DOT_GROUP", group)
     monkeypatch.setattr(masked_dot, "DOT_THREAD_MAX", 16)
     rng = np.random.default_rng(19)
     n = 700

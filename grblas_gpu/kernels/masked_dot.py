@@ -11,17 +11,15 @@ NumPy: for each mask entry, walk the shorter of the two lists and look each inde
 the longer one (one searchsorted over (segment, index) keys for all entries at once);
 fold the matches per entry with the monoid. Chunked by DOT_CHUNK lookups.
 
-CuPy: a mask row whose A(i,:) is short (<= DOT_ROW_CAP entries) gets a warp per
-DOT_ROW_ENTRIES of its entries, which loads
-A(i,:) into shared memory once and, for each of the row's mask entries (i, j), walks
-B(:,j) with its lanes, binary-searching A(i,:) there (or, for a B(:,j) much longer than
-A(i,:), binary-searches B(:,j) for A(i,:)'s indices). The entries of longer rows go one at
-a time: a thread merges the two lists when they are short together (DOT_THREAD_MAX), else
-a group of DOT_GROUP lanes (a warp past DOT_WARP_MIN) takes the shorter list's indices and
-binary-searches the longer. All stop early once the monoid's terminal value is reached
-(for ANY: at the first match). The mask entries must come in row-major order. The
-kernels are compiled into the same module as the SpGEMM kernels (kernels.spgemm_cuda.module:
-one compilation per semiring, types and index types serves both).
+CuPy: one mask entry at a time. A thread merges the two lists when they are short together
+(|A(i,:)| + |B(:,j)| <= DOT_THREAD_MAX); otherwise a group of DOT_GROUP lanes (a warp once
+the shorter list is longer than DOT_WARP_MIN) takes the shorter list's indices and
+binary-searches the longer; neighbouring groups hold neighbouring entries of one mask row,
+so the row of A they search stays in L1. All stop early once the monoid's terminal value
+is reached (for ANY: at the first match). (A warp per mask row holding A(i,:) in shared
+memory was tried: slower on R-MAT, its long rows made tails.) The kernels are compiled
+into the same module as the SpGEMM kernels (kernels.spgemm_cuda.module: one compilation
+per semiring, types and index types serves both).
 """
 import numpy as np
 
@@ -34,8 +32,7 @@ from .spgemm import expand
 
 xp = backend.xp
 
-__all__ = ["dot", "DOT_THREAD_MAX", "DOT_GROUP", "DOT_WARP_MIN", "DOT_ROW_CAP", "DOT_ROW_WALK",
-           "DOT_CHUNK"]
+__all__ = ["dot", "DOT_THREAD_MAX", "DOT_GROUP", "DOT_WARP_MIN", "DOT_CHUNK"]
 
 DOT_CHUNK = 1 << 22   # NumPy: index lookups per chunk
 # CuPy: an entry with |A(i,:)| + |B(:,j)| <= DOT_THREAD_MAX is merged by one thread; else the
@@ -44,12 +41,6 @@ DOT_CHUNK = 1 << 22   # NumPy: index lookups per chunk
 DOT_THREAD_MAX = 32
 DOT_GROUP = 8
 DOT_WARP_MIN = 128
-# CuPy: mask rows whose A(i,:) has at most DOT_ROW_CAP entries go a warp per
-# DOT_ROW_ENTRIES of their entries, A(i,:) held in shared memory (0: never); B(:,j) is
-# walked when at most DOT_ROW_WALK x |A(i,:)| long
-DOT_ROW_CAP = 256
-DOT_ROW_WALK = 8
-DOT_ROW_ENTRIES = 16   # mask entries per warp (a long mask row is split: no warp holds a tail)
 
 
 def dot(a, b, mi, mj, mult, mon):
@@ -141,8 +132,6 @@ def _dot_numpy(a, b, mi, mj, mult, mon, present, out):
 # instance per mask index type.
 DOT_KERNELS = r"""
 #define HAS_TERMINAL ${HAS_TERMINAL}
-#define DOT_ROW_CAP ${DOT_ROW_CAP}
-#define DOT_ROW_WALK ${DOT_ROW_WALK}
 
 __device__ __forceinline__ bool at_terminal(Z acc, Z terminal) {
 #if ANY_MONOID
@@ -239,81 +228,6 @@ __device__ void dot_group(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
     }
 }
 
-// one warp per run of at most DOT_ROW_ENTRIES mask entries of one row i whose A(i,:) fits in
-// shared memory (at most DOT_ROW_CAP entries): A(i,:) is loaded once, then for each of the
-// run's mask entries (i, j) the lanes walk B(:,j) and
-// binary-search A(i,:) in shared memory (or, when B(:,j) is much longer, take A(i,:)'s
-// indices and binary-search B(:,j))
-#define ROW_WARPS 8
-template <typename IM>
-__device__ void dot_rows(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
-        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
-        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
-        const IM* __restrict__ mj, const long long* __restrict__ row_of,
-        const long long* __restrict__ first, const long long* __restrict__ last,
-        long long nrows, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
-    __shared__ IA s_a[ROW_WARPS][DOT_ROW_CAP > 0 ? DOT_ROW_CAP : 1];
-    const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int lane = threadIdx.x & 31, wl = threadIdx.x >> 5;
-    if (w >= nrows) return;  // the whole warp
-    const long long i = row_of[w];
-    const long long pa = Ap[i], la = Ap[i + 1] - pa;
-    IA* a = s_a[wl];
-    for (long long t = lane; t < la; t += 32) a[t] = Aj[pa + t];
-    __syncwarp();
-    for (long long e = first[w]; e < last[w]; ++e) {
-        const long long j = mj[e], pb = Bp[j], eb = Bp[j + 1];
-        bool has = false;
-        Z acc = Z();
-        if (eb - pb <= DOT_ROW_WALK * la) {       // walk B(:,j), search A(i,:) in shared memory
-            for (long long base = pb; base < eb; base += 32) {
-                const long long s = base + lane;
-                if (s < eb) {
-                    const long long k = Bi[s];
-                    long long lo = 0, hi = la;
-                    while (lo < hi) {
-                        const long long mid = (lo + hi) >> 1;
-                        if ((long long)a[mid] < k) lo = mid + 1; else hi = mid;
-                    }
-                    if (lo < la && (long long)a[lo] == k) {
-                        const Z v = mult_op(value_at(Ax, pa + lo, am), value_at(Bx, s, bm));
-                        acc = has ? add_op(acc, v) : v;
-                        has = true;
-                    }
-                }
-                if (__any_sync(FULL_MASK, has && at_terminal(acc, terminal))) break;
-            }
-        } else {                                  // take A(i,:), search the long B(:,j)
-            for (long long base = 0; base < la; base += 32) {
-                const long long t = base + lane;
-                if (t < la) {
-                    const long long k = a[t];
-                    long long lo = pb, hi = eb;
-                    while (lo < hi) {
-                        const long long mid = (lo + hi) >> 1;
-                        if ((long long)Bi[mid] < k) lo = mid + 1; else hi = mid;
-                    }
-                    if (lo < eb && (long long)Bi[lo] == k) {
-                        const Z v = mult_op(value_at(Ax, pa + t, am), value_at(Bx, lo, bm));
-                        acc = has ? add_op(acc, v) : v;
-                        has = true;
-                    }
-                }
-                if (__any_sync(FULL_MASK, has && at_terminal(acc, terminal))) break;
-            }
-        }
-        for (int off = 16; off > 0; off >>= 1) {
-            const Z other = shfl_down_z(acc, off);
-            const int other_has = __shfl_down_sync(FULL_MASK, (int)has, off);
-            if (other_has) { acc = has ? add_op(acc, other) : other; has = true; }
-        }
-        if (lane == 0) {
-            present[e] = has;
-            if (has) out[e] = acc;
-        }
-    }
-}
-
 #define DOT_GROUP_INSTANCE(IM, SUFFIX, V) \
 extern "C" __global__ void dot_group##V##_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
         long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
@@ -325,13 +239,7 @@ extern "C" __global__ void dot_thread_##SUFFIX(const IA* Ap, const IA* Aj, const
         const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
     dot_thread<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); } \
 DOT_GROUP_INSTANCE(IM, SUFFIX, 4) DOT_GROUP_INSTANCE(IM, SUFFIX, 8) \
-DOT_GROUP_INSTANCE(IM, SUFFIX, 16) DOT_GROUP_INSTANCE(IM, SUFFIX, 32) \
-extern "C" __global__ void __launch_bounds__(32 * ROW_WARPS) dot_rows_##SUFFIX(const IA* Ap, \
-        const IA* Aj, const X* Ax, long long am, const IB* Bp, const IB* Bi, const X* Bx, \
-        long long bm, const IM* mj, const long long* row_of, const long long* first, \
-        const long long* last, long long nrows, Z terminal, Z* out, bool* present) { \
-    dot_rows<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mj, row_of, first, last, nrows, terminal, \
-                 out, present); }
+DOT_GROUP_INSTANCE(IM, SUFFIX, 16) DOT_GROUP_INSTANCE(IM, SUFFIX, 32)
 DOT_INSTANCES(int, int32)
 DOT_INSTANCES(long long, int64)
 """
@@ -350,28 +258,6 @@ def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
     terminal = mon.terminal if not getattr(mon.op, "all_terminal", False) else None
     term = z.np_type.type(terminal if terminal is not None else 0)
     la, lb = a.lengths[mi].astype(np.int64), b.lengths[mj].astype(np.int64)
-    threads = 256
-    if DOT_ROW_CAP > 0:
-        # mask entries are in row-major order: each mask row is a run [first, last) of them
-        rows = xp.arange(a.n, dtype=mi.dtype)
-        first = xp.searchsorted(mi, rows, side="left").astype(np.int64)
-        last = xp.searchsorted(mi, rows, side="right").astype(np.int64)
-        a_len = a.lengths.astype(np.int64)
-        row_of = xp.nonzero((last > first) & (a_len > 0) & (a_len <= DOT_ROW_CAP))[0]
-        if len(row_of):
-            # runs of DOT_ROW_ENTRIES entries: (row, first entry, end) per warp
-            runs = (last[row_of] - first[row_of] + DOT_ROW_ENTRIES - 1) // DOT_ROW_ENTRIES
-            run_row, k = expand(xp.zeros(len(row_of), dtype=np.int64), runs)
-            run_first = first[row_of][run_row] + k * DOT_ROW_ENTRIES
-            run_last = xp.minimum(run_first + DOT_ROW_ENTRIES, last[row_of][run_row])
-            nruns = len(run_row)
-            mod.get_function(f"dot_rows_{suffix}")(
-                ((nruns * 32 + threads - 1) // threads,), (threads,), (
-                    a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, mj,
-                    row_of[run_row].astype(np.int64), run_first, run_last, np.int64(nruns),
-                    term, out, present))
-        left = la > DOT_ROW_CAP        # the entries of rows too long for shared memory
-        la, lb = xp.where(left, la, 0), xp.where(left, lb, 0)
     merge = (la + lb <= DOT_THREAD_MAX) & (la > 0) & (lb > 0)
     shorter = xp.where(merge, 0, xp.minimum(la, lb))
     warp = shorter > DOT_WARP_MIN
@@ -382,6 +268,7 @@ def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
         if m == 0:
             continue
         name = "dot_thread" if lanes == 1 else f"dot_group{lanes}"
+        threads = 256
         blocks = (m * lanes + threads - 1) // threads
         mod.get_function(f"{name}_{suffix}")((blocks,), (threads,), (
             a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, mi, mj, ents.astype(np.int64),

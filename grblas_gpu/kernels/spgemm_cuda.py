@@ -281,11 +281,7 @@ def source(*, ia, ib, ic, key, x, z, mult_c, add_c, any_monoid, plus, has_termin
     bins = "\n".join(f"SHARED_BIN({cap}, {nt})" for cap, nt in SHARED_BINS)
     body = Template(_KERNELS).substitute(IC=c_index_type(ic), K=c_index_type(key), BINS=bins,
                                          HT=HEAVY_THREADS)
-    from . import masked_dot
-
-    dots = Template(DOT_KERNELS).substitute(HAS_TERMINAL=int(bool(has_terminal)),
-                                            DOT_ROW_CAP=masked_dot.DOT_ROW_CAP,
-                                            DOT_ROW_WALK=masked_dot.DOT_ROW_WALK)
+    dots = Template(DOT_KERNELS).substitute(HAS_TERMINAL=int(bool(has_terminal)))
     return header(ia=ia, ib=ib, x=x, z=z, mult_c=mult_c, add_c=add_c, any_monoid=any_monoid,
                   plus=plus) + body + dots
 
@@ -295,11 +291,8 @@ def module(mult, mon, ia, ib, ic=np.int32, keyt=np.int32):
     any_monoid = bool(getattr(mon.op, "all_terminal", False))
     has_terminal = not any_monoid and mon.terminal is not None
     ia, ib, ic, keyt = (np.dtype(t) for t in (ia, ib, ic, keyt))
-    from . import masked_dot
-
     key = KernelKey("mxm", "saxpy+dot", (mult.name, mon.name), (mult.type.name, mon.type.name),
-                    (ia.name, ib.name, ic.name, keyt.name,
-                     f"row_cap{masked_dot.DOT_ROW_CAP}", f"walk{masked_dot.DOT_ROW_WALK}"))
+                    (ia.name, ib.name, ic.name, keyt.name))
 
     def build():
         return source(ia=ia, ib=ib, ic=ic, key=keyt, x=mult.type, z=mon.type, mult_c=mult.c(),
