@@ -96,7 +96,10 @@ def symmetric_pattern(A):
     S = gg.Matrix(gg.INT64, n, n)
     # S = offdiag(A)
     gg.select(S, A, indexunary.offdiag, 0)
-    below = gg.select(gg.Matrix(gg.INT64, n, n), S, indexunary.tril, -1).nvals
+    B = gg.Matrix(gg.INT64, n, n)
+    # B(i, j) = (j <= i - 1) ;  below = Σ B   (how many entries lie below the diagonal)
+    gg.apply(B, S, indexunary.tril, thunk=-1)
+    below = int(gg.reduce_scalar(B, semirings.monoid.plus))
     if below in (0, S.nvals):
         # S = S ∪ Sᵀ
         gg.ewise_add(S, S, S, semirings.binary.any, desc=gg.Descriptor(transpose_second=True))
