@@ -76,6 +76,7 @@ def triangle_count(A, *, method="sandia_lut", presort="auto"):
     if presort not in PRESORTS:
         raise InvalidValue(f"triangle_count: presort must be one of {PRESORTS}, "
                            f"got {presort!r}")
+    presort = presort if isinstance(presort, str) else bool(presort)   # 0 and 1 as False, True
     n = A.nrows
     # LAGraph's size rule first (at most 2 nvals(A) entries in S: no S is built to reject it)
     if presort is False or (presort == "auto" and (n <= SAMPLES or 2 * A.nvals < 10 * n)):

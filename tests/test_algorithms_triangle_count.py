@@ -61,6 +61,7 @@ def test_degree_orientation():
     for form in (A, triangles_of(A, -1), triangles_of(A, 1)):
         assert triangle_count(form) == expected        # presort="auto"
         assert triangle_count(form, presort=True, method="sandia_ll") == expected
+        assert triangle_count(form, presort=0) == expected
     M = symmetric_pattern(io.read_mm(lagraph_file("jagmesh7.mtx")))
     assert not _skewed(M, gg.reduce_rowwise(gg.Vector(gg.INT64, M.nrows), M, "plus"))  # a mesh
 
