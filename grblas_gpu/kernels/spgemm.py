@@ -75,10 +75,8 @@ def expand(starts, lengths):
 def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
     """(indptr, indices, values) of T = A ⊕.⊗ B with nrows = a.n, ncols columns.
     mult: typed ⊗ (input type X, output cast to mon.type); mon: typed ⊕ monoid.
-    method: 'hash' or 'gustavson' (CuPy only; NumPy runs ESC for both)."""
-    structured = structured_product(a, b, mult, mon)
-    if structured is not None:
-        return structured[1]
+    method: 'hash' or 'gustavson' (CuPy only; NumPy runs ESC for both). The caller tries
+    :func:`structured_product` first (operations.mxm does, once)."""
     if flops is None:
         flops = row_flops(a, b.lengths)
     if backend.is_gpu:

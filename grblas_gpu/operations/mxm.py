@@ -112,18 +112,16 @@ def _product(A, ta, B, tb, typed, mask, desc, method, shape):
     mult, mon = typed.multiply, typed.monoid
     x = mult.type
     a = _operand(A, ta, desc.structure_first, x)            # rows of A'
+    b = structured = None
     if mask is None and method is not Method.DOT:
         # A' of at most one entry per row, or a diagonal B': gathered or scaled, every method
         # alike, so neither the flops nor the method are needed
-        b = _operand(B, tb, desc.structure_second, x)
+        b = _operand(B, tb, desc.structure_second, x)        # rows of B'
         structured = structured_product(a, b, mult, mon)
-        if structured is not None:
-            kernel, (indptr, idx, vals) = structured
-            last_plan.clear()
-            last_plan.update(method=method.name, kernel=kernel)
-            return Matrix._from_csr(*shape, mon.type, indptr, idx, vals), False
     entries = _mask_entries(mask) if mask is not None else None
-    if method is Method.DOT:   # chosen by the caller: no flops to estimate
+    if structured is not None:
+        chosen, plan, flops = method, {"kernel": structured[0]}, None
+    elif method is Method.DOT:   # chosen by the caller: no flops to estimate
         chosen, plan, flops = Method.DOT, {"mask_entries": int(len(entries[0]))}, None
     else:
         flops = row_flops(a, _lengths(B, tb))                # Σ |B'(k,:)| over A'(i,:)
@@ -142,9 +140,14 @@ def _product(A, ta, B, tb, typed, mask, desc, method, shape):
             vals = xp.where(present, vals, mon.type.np_type.type(0))
             present = xp.ones(len(mi), dtype=bool)
         return _from_entries(shape, mon.type, mi[present], mj[present], vals[present]), True
-    b = _operand(B, tb, desc.structure_second, x)            # rows of B'
-    indptr, idx, vals = spgemm(a, b, shape[1], mult, mon, method=chosen.name.lower(),
-                               flops=flops)
+    if b is None:   # a masked saxpy: the structured forms are tried here (mask in write-back)
+        b = _operand(B, tb, desc.structure_second, x)
+        structured = structured_product(a, b, mult, mon)
+    if structured is not None:
+        indptr, idx, vals = structured[1]
+    else:
+        indptr, idx, vals = spgemm(a, b, shape[1], mult, mon, method=chosen.name.lower(),
+                                   flops=flops)
     T = Matrix._from_csr(*shape, mon.type, indptr, idx, vals)
     if keep:
         return _with_mask_structure(T, entries, mon.type), True
