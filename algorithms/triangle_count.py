@@ -86,7 +86,9 @@ def triangle_count(A, *, method="sandia_lut", presort="auto"):
     # deg(i) = Σ_j S(i, j)
     gg.reduce_rowwise(deg, S, semirings.monoid.plus)
     if presort == "auto" and not _skewed(S, deg):
-        return triangle_count_advanced(lower_triangle(A), method=method)
+        # L = tril(S, -1)   (lower_triangle(A), from the pattern already built)
+        L = gg.select(gg.Matrix(gg.INT64, n, n), S, indexunary.tril, -1)
+        return triangle_count_advanced(L, method=method)
     return triangle_count_advanced(degree_oriented(S, deg), method=method)
 
 
@@ -159,7 +161,8 @@ def _skewed(S, deg):
 
 
 def triangle_count_advanced(L, *, method="sandia_lut"):
-    """Count from the strictly lower triangle L (INT64 pattern), given."""
+    """Count from L (INT64 pattern) holding each edge once: the strictly lower triangle, or
+    any other acyclic orientation such as :func:`degree_oriented`'s."""
     n = check_square(L, "L")
     C = gg.Matrix(gg.INT64, n, n)
     if method == "sandia_lut":
