@@ -350,6 +350,17 @@ def test_iso_valued_and_int64_index_inputs():
     assert_matches(C, GA.mxm(B1.to_graphblas(), gb.semiring.plus_times).new())
 
 
+def _hub_pattern(rng, n, hub_row, hub_col, scattered):
+    """Sorted unique (rows, cols) of an n x n pattern: row 0 with hub_row entries, column 0
+    with hub_col entries, and ``scattered`` random positions."""
+    rows = np.concatenate([np.zeros(hub_row, np.int64), rng.choice(n, hub_col, replace=False),
+                           rng.integers(0, n, scattered)])
+    cols = np.concatenate([rng.choice(n, hub_row, replace=False), np.zeros(hub_col, np.int64),
+                           rng.integers(0, n, scattered)])
+    key = np.unique(rows * n + cols)
+    return key // n, key % n
+
+
 def test_heavy_rows_take_every_kernel_path():
     """Rows with more than HEAVY_ROW possible entries go to the global hash / dense
     accumulator kernels under CuPy; all methods must agree with SuiteSparse."""
@@ -357,12 +368,7 @@ def test_heavy_rows_take_every_kernel_path():
     n = 3000
     # a hub row (1500 entries) and a hub column (200): every row that reaches the hub row
     # through the hub column has over 1024 possible entries
-    rows = np.concatenate([np.zeros(1500, np.int64), rng.choice(n, 200, replace=False),
-                           rng.integers(0, n, 4000)])
-    cols = np.concatenate([rng.choice(n, 1500, replace=False), np.zeros(200, np.int64),
-                           rng.integers(0, n, 4000)])
-    key = np.unique(rows * n + cols)
-    rows, cols = key // n, key % n
+    rows, cols = _hub_pattern(rng, n, 1500, 200, 4000)
     vals = rng.integers(-3, 4, len(rows)).astype(np.int64)
     A = gg.Matrix.from_coo(rows, cols, vals, nrows=n, ncols=n)
     GA = A.to_graphblas()
@@ -414,12 +420,7 @@ def test_masked_dot_kernel_paths_match_suitesparse(monkeypatch, group):
     monkeypatch.setattr(masked_dot, "DOT_THREAD_MAX", 16)
     rng = np.random.default_rng(19)
     n = 700
-    rows = np.concatenate([np.zeros(600, np.int64), rng.choice(n, 300, replace=False),
-                           rng.integers(0, n, 5000)])
-    cols = np.concatenate([rng.choice(n, 600, replace=False), np.zeros(300, np.int64),
-                           rng.integers(0, n, 5000)])
-    key = np.unique(rows * n + cols)
-    rows, cols = key // n, key % n
+    rows, cols = _hub_pattern(rng, n, 600, 300, 5000)
     vals = rng.integers(1, 6, len(rows)).astype(np.int64)
     A = gg.Matrix.from_coo(rows, cols, vals, nrows=n, ncols=n)
     GA = A.to_graphblas()
