@@ -18,8 +18,16 @@ rank-one term costs no reduction to the host:
     G1 = [alpha P | a]            n x (n+1)      w  = tmp +.* G1  (w(n) = a · tmp)
     G2 = [I ; e'/n]               (n+1) x n      pr = w +.* G2    (pr(i) = w(i) + w(n)/n)
 
+G1 also holds an explicit zero on its diagonal, so that w(j) = 0 is stored, not absent, for
+a vertex nobody links to: every vector of the iteration is then full, which the engine knows
+without counting, and the products read no bitmaps. (Finding the empty columns instead would
+cost a transpose of P; the zeros cost n more entries.)
+
 Norms stay on the device as 1-entry vectors (algorithms._common): s = (pr .* pr) +.* J,
-s = 1/sqrt(s), pr = pr .* (J +.* s). The one scalar read per iteration is r.
+s = 1/sqrt(s), pr = pr .* (J +.* s). The one scalar read per iteration is r. The step is
+a fixed sequence of operations on fixed vectors, so it runs as a gg.Replay: on the GPU,
+recorded once as a CUDA graph and launched once per iteration (its dozen operations cost
+more to issue from Python than to run).
 
 Tiers: :func:`pagerank` (basic) builds P from an adjacency matrix (row-normalised by
 out-weight unless ``normalize=False``, which takes A as the transition matrix, as nvGRAPH
@@ -112,29 +120,40 @@ def _power_method(P, alpha, bm, tmp, tol, max_iter, trace):
     n, dt = P.nrows, float_type(P)
     G1, G2 = _augmented(P, alpha, bm, dt)
     J = ones_column(n, dt)
-    w, pr, diff, work = gg.Vector(dt, n + 1), gg.Vector(dt, n), gg.Vector(dt, n), gg.Vector(dt, n)
-    s = gg.Vector(dt, 1)
+    w, pr, work = gg.Vector(dt, n + 1), gg.Vector(dt, n), gg.Vector(dt, n)
+    s, r2 = gg.Vector(dt, 1), gg.Vector(dt, 1)
     _normalize(tmp, 2, s, J, work)
-    for it in range(1, max_iter + 1):
+
+    def power_step():
         # w = tmp +.* G1          (w(0:n) = alpha Pᵀ tmp, w(n) = a · tmp)
         gg.vxm(w, tmp, G1, semirings.plus_times)
         # pr = w +.* G2           (pr = alpha Pᵀ tmp + (a · tmp) e/n)
         gg.vxm(pr, w, G2, semirings.plus_times)
         _normalize(pr, 2, s, J, work)
-        # diff = pr - tmp
-        gg.ewise_union(diff, pr, 0, tmp, 0, semirings.binary.minus)
-        # diff = diff .* diff
-        gg.ewise_mult(diff, diff, diff, semirings.binary.times)
-        # r = sqrt(Σ diff)   (the one scalar read per iteration)
-        r = math.sqrt(max(float(gg.reduce_scalar(diff, semirings.monoid.plus)), 0.0))
+        # work = pr - tmp
+        gg.ewise_union(work, pr, 0, tmp, 0, semirings.binary.minus)
+        # work = work .* work
+        gg.ewise_mult(work, work, work, semirings.binary.times)
+        # r2 = work +.* J         (the squared residual, on the device)
+        gg.vxm(r2, work, J, semirings.plus_times)
+        # tmp = pr
+        gg.apply(tmp, pr, semirings.unary.identity)
+
+    step = gg.Replay(power_step)  # on the GPU, one graph launch per iteration
+    for it in range(1, max_iter + 1):
+        step()
+        # r = sqrt(r2)   (the one scalar read per iteration)
+        r = math.sqrt(max(float(r2[0]), 0.0))
         emit(trace, iteration=it, residual=r)
         if r < tol:
-            _normalize(pr, 1, s, J, work)
-            return pr.to_dense(device=True)
-        tmp, pr = pr, tmp
+            break
+    else:
+        _normalize(tmp, 1, s, J, work)
+        raise NotConverged(f"pagerank: residual {r:.3g} >= tolerance {tol:g} after "
+                           f"{max_iter} iterations", result=tmp.to_dense(device=True),
+                           iterations=max_iter)
     _normalize(tmp, 1, s, J, work)
-    raise NotConverged(f"pagerank: residual {r:.3g} >= tolerance {tol:g} after {max_iter} "
-                       "iterations", result=tmp.to_dense(device=True), iterations=max_iter)
+    return tmp.to_dense(device=True)
 
 
 def _augmented(P, alpha, bm, dt):
@@ -148,6 +167,10 @@ def _augmented(P, alpha, bm, dt):
     aP = gg.Matrix(dt, n, n)
     # aP = alpha .* P
     gg.apply(aP, P, semirings.binary.times, left=alpha)
+    z = gg.Vector(dt, n)
+    # z(:) = 0 ;  aP = aP + diag(z)   (explicit zeros: no column of G1 is empty)
+    gg.assign(z, 0.0, gg.ALL)
+    gg.ewise_add(aP, aP, _diag(z), semirings.binary.plus)
     # G1 = [aP | a]
     G1 = _append_column(aP, a)
     xp = backend.xp

@@ -122,7 +122,7 @@ def set_csc(A, indptr, indices, values=None, *, nrows=None, ncols=None, dtype=No
     share = _is_buffer(indptr) and _is_buffer(indices) and indptr.dtype in _INDEX_TYPES
     A._swap_in(new)
     colptr, rowidx = (indptr, indices) if share else (At._indptr, At._indices)
-    A._cache["csc"] = (colptr, rowidx, edge_id.astype(A._indices.dtype))
+    A._caching()["csc"] = (colptr, rowidx, edge_id.astype(A._indices.dtype))
     return A
 
 

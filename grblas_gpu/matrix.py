@@ -6,7 +6,7 @@ one edge list. Values may be absent: an iso-valued matrix keeps one scalar inste
 """
 import numpy as np
 
-from . import backend
+from . import backend, replay
 from ._validate import (as_index_array, check_dim, check_in_range, check_same_length,
                         index_dtype, is_index_collection, values_and_dtype)
 from .errors import IndexOutOfBounds, InvalidValue, NotSupported
@@ -46,9 +46,41 @@ class Matrix(MaskableMixin):
 
     # ------------------------------------------------------------------ construction
     def _set(self, nrows, ncols, dtype, indptr, indices, values, iso):
+        replay.note(self)
         self._nrows, self._ncols, self._dtype = nrows, ncols, dtype
         self._indptr, self._indices, self._values, self._iso = indptr, indices, values, iso
         self._cache = {}
+
+    # the whole state, for a Replay recording (grblas_gpu.replay); cached forms included,
+    # so every write to _cache calls _caching() first
+    _FIELDS = ("_nrows", "_ncols", "_dtype", "_indptr", "_indices", "_values", "_iso",
+               "_cache", "_stage")
+
+    def _snapshot(self):
+        """The state, or None while the object is being built."""
+        try:
+            state = [getattr(self, f) for f in self._FIELDS]
+        except AttributeError:
+            return None
+        state[7] = dict(state[7])
+        return tuple(state)
+
+    def _restore(self, state):
+        for f, v in zip(self._FIELDS, state):
+            setattr(self, f, dict(v) if f == "_cache" else v)
+
+    @staticmethod
+    def _arrays(state):
+        return list(state[3:6])
+
+    @staticmethod
+    def _with_arrays(state, arrays):
+        return state[:3] + tuple(arrays) + state[6:]
+
+    def _caching(self):
+        """Called before a derived form is added to _cache (see _FIELDS)."""
+        replay.note(self)
+        return self._cache
 
     @classmethod
     def _from_csr(cls, nrows, ncols, dtype, indptr, indices, values, iso=None):
@@ -175,7 +207,7 @@ class Matrix(MaskableMixin):
     def _rows(self):
         rows = self._cache.get("rows")
         if rows is None:
-            rows = self._cache["rows"] = (
+            rows = self._caching()["rows"] = (
                 xp.searchsorted(self._indptr, xp.arange(len(self._indices)), side="right") - 1
             ).astype(self._indices.dtype)
         return rows
@@ -189,7 +221,7 @@ class Matrix(MaskableMixin):
             rowidx = self._rows()[edge_id]
             colptr = xp.searchsorted(self._indices[edge_id], xp.arange(self._ncols + 1),
                                      side="left").astype(self._indices.dtype)
-            csc = self._cache["csc"] = (colptr, rowidx, edge_id)
+            csc = self._caching()["csc"] = (colptr, rowidx, edge_id)
         return csc
 
     def _csc_values(self):

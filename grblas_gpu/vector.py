@@ -6,7 +6,7 @@ demand. The dense form's values are undefined where the bitmap is False.
 """
 import numpy as np
 
-from . import backend
+from . import backend, replay
 from ._validate import (as_index_array, check_dim, check_in_range, index_dtype,
                         is_index_collection, values_and_dtype)
 from .errors import IndexOutOfBounds, InvalidValue
@@ -34,8 +34,35 @@ class Vector(MaskableMixin):
                                 xp.zeros(0, dtype=dt.np_type)), dn=None, nvals=0)
 
     def _set(self, size, dtype, *, sp, dn, nvals, iso=None):
+        replay.note(self)
         self._size, self._dtype, self._sp, self._dn = size, dtype, sp, dn
         self._nvals, self._iso, self._stage = nvals, iso, None
+
+    # the whole state, for a Replay recording (grblas_gpu.replay)
+    _FIELDS = ("_size", "_dtype", "_sp", "_dn", "_nvals", "_iso", "_stage")
+
+    def _snapshot(self):
+        """The state, or None while the object is being built."""
+        try:
+            return tuple(getattr(self, f) for f in self._FIELDS)
+        except AttributeError:
+            return None
+
+    def _restore(self, state):
+        for f, v in zip(self._FIELDS, state):
+            setattr(self, f, v)
+
+    @staticmethod
+    def _arrays(state):
+        """The arrays of a state in a fixed layout (None where a form is absent)."""
+        sp, dn = state[2], state[3]
+        return [*(sp or (None, None)), *(dn or (None, None))]
+
+    @staticmethod
+    def _with_arrays(state, arrays):
+        sp = None if state[2] is None else tuple(arrays[0:2])
+        dn = None if state[3] is None else tuple(arrays[2:4])
+        return state[:2] + (sp, dn) + state[4:]
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -111,13 +138,16 @@ class Vector(MaskableMixin):
         if self._stage is not None and "nvals" in self._stage:
             return self._stage["nvals"]  # a multi-stage FILL_NNZ result awaiting its buffers
         if self._nvals is None:
+            replay.note(self)
             self._nvals = int(backend.to_scalar(xp.count_nonzero(self._dn[1])))
         return self._nvals
 
     # ------------------------------------------------------------------ forms
     def _sparse(self):
         """(indices, values or None for iso)."""
+        replay.read(self)
         if self._sp is None:
+            replay.note(self)
             values, bitmap = self._dn
             idx = xp.nonzero(bitmap)[0].astype(index_dtype(self._size))
             self._sp = (idx, values[idx])
@@ -130,7 +160,9 @@ class Vector(MaskableMixin):
 
     def _dense_form(self):
         """(values, bitmap), both of length size."""
+        replay.read(self)
         if self._dn is None:
+            replay.note(self)
             idx, _ = self._sp
             values = xp.zeros(self._size, dtype=self._dtype.np_type)
             values[idx] = self._values_full()
@@ -143,6 +175,7 @@ class Vector(MaskableMixin):
         """'sparse', 'dense' or 'auto' (by density); the contents do not change."""
         if fmt == "auto":
             fmt = "dense" if self.nvals > DENSE_THRESHOLD * self._size else "sparse"
+        replay.note(self)
         if fmt == "sparse":
             self._sparse()
             self._dn = None
@@ -162,6 +195,7 @@ class Vector(MaskableMixin):
         dtype = lookup_dtype(dtype)
         if dtype is self._dtype:
             return self
+        replay.read(self)
         if self._sp is not None:
             idx, vals = self._sp
             return Vector._from_sparse(self._size, dtype, idx, vals,
@@ -191,6 +225,7 @@ class Vector(MaskableMixin):
         if is_index_collection(i):  # u[I]: grblas_gpu.operations.extract
             return self._getitem_many(i)
         i = self._element_key(i)
+        replay.read(self)
         if self._dn is not None:
             values, bitmap = self._dn
             return backend.to_host(values[i])[()] if bool(backend.to_scalar(bitmap[i])) else None
@@ -286,6 +321,7 @@ class Vector(MaskableMixin):
     def dup(self, dtype=None):
         v = self._cast_to(dtype) if dtype is not None else self
         out = Vector.__new__(Vector)
+        replay.read(v)
         sp = None if v._sp is None else tuple(None if a is None else a.copy() for a in v._sp)
         dn = None if v._dn is None else tuple(a.copy() for a in v._dn)
         out._set(v._size, v._dtype, sp=sp, dn=dn, nvals=v._nvals, iso=v._iso)

@@ -499,6 +499,40 @@ def test_reduce_then_broadcast_through_a_ones_column():
         np.testing.assert_array_equal(b.to_dense(), np.full(n, 0.5 * n))
 
 
+def test_full_pull_results_are_counted_right():
+    """A pull over a full u fills every output exactly when every row of A' has an entry;
+    that count is then known without counting (a chained product keeps its vectors full).
+    One empty row (or column, for vxm) must leave its output absent, through a chain of two
+    products."""
+    import graphblas as gb
+
+    rng = np.random.default_rng(11)
+    n = 400
+    for empty in (None, 17):
+        rows, cols = rng.integers(0, n, 3000), rng.integers(0, n, 3000)
+        rows = np.concatenate([rows, np.arange(n)])
+        cols = np.concatenate([cols, np.arange(n)])
+        if empty is not None:  # drop row `empty` and column `empty`
+            keep = (rows != empty) & (cols != empty)
+            rows, cols = rows[keep], cols[keep]
+        vals = rng.uniform(0.5, 1.5, len(rows))
+        A = gg.Matrix.from_coo(rows, cols, vals, nrows=n, ncols=n, dup_op="plus")
+        G = gb.Matrix.from_coo(rows, cols, vals, nrows=n, ncols=n, dup_op=gb.binary.plus)
+        u = gg.Vector.from_dense(rng.uniform(-1, 1, n))
+        gu = gb.Vector.from_dense(u.to_dense())
+        for op in ("mxv", "vxm"):
+            w = gg.Vector(gg.FP64, n)
+            getattr(gg, op)(w, *((A, u) if op == "mxv" else (u, A)), "plus_times")
+            getattr(gg, op)(w, *((A, w) if op == "mxv" else (w, A)), "plus_times")
+            gw = (G.mxv(gu) if op == "mxv" else gu.vxm(G)).new()
+            gw = (G.mxv(gw) if op == "mxv" else gw.vxm(G)).new()
+            assert w.nvals == gw.nvals == (n if empty is None else n - 1)
+            idx, v = w.to_coo()
+            gi, gv = gw.to_coo()
+            np.testing.assert_array_equal(idx, gi)
+            np.testing.assert_allclose(v, gv, rtol=1e-12)
+
+
 @pytest.mark.parametrize("direction", ["push", "pull"])
 def test_value_masks_of_different_types_in_one_process(direction):
     """The same product under value masks of several types, one after the other: a compiled

@@ -131,15 +131,19 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
     with oom_guard(what):
         choice = _choose(u, mask, nrows, direction)
         _report(what, choice)
+        full = None  # T's count, when known without counting
         if choice.direction == "pull":
             B = _compressed(A, b_is_a, a_structure, prod.reads[0])
-            form, a, b = spmv.pull(B, _dense_operand(u, u_structure, prod.reads[1]), prod,
-                                   _dense_mask(mask, nrows), plan_cache=A._cache)
+            U = _dense_operand(u, u_structure, prod.reads[1])
+            form, a, b = spmv.pull(B, U, prod, _dense_mask(mask, nrows),
+                                   plan_cache=A._caching())
+            if mask is None and U.full and _no_empty_vectors(A, b_is_a):
+                full = nrows
         else:
             B = _compressed(A, not b_is_a, a_structure, prod.reads[0])
             form, a, b = spmspv.push(B, _sparse_operand(u, u_structure, prod.reads[1]), prod,
                                      _dense_mask(mask, nrows), nout=nrows)
-        T = (Vector._from_dense(nrows, prod.tout, a, b) if form == "dense"
+        T = (Vector._from_dense(nrows, prod.tout, a, b, full) if form == "dense"
              else Vector._from_sparse(nrows, prod.tout, a, b))
         t_is_masked = mask is not None
         if request is Request.FILL_NNZ:
@@ -188,12 +192,26 @@ def _compressed(A, by_rows, structure, reads_values):
     return spmv.Compressed(ptr, idx, vals, None, A.dtype)
 
 
+def _no_empty_vectors(A, by_rows):
+    """Every row (by_rows) or column of A holds an entry: then a pull over a full u fills
+    every output, a count known without counting T's bitmap. Counted once per structure
+    (one device read, cached): iterations that feed a product's result into the next
+    product (PageRank) then keep their vectors full, and pull skips the bitmap per gather."""
+    key = "no_empty_rows" if by_rows else "no_empty_cols"
+    known = A._cache.get(key)
+    if known is None:
+        ptr = A._indptr if by_rows else A._csc()[0]
+        empty = xp.count_nonzero(ptr[1:] == ptr[:-1])
+        known = A._caching()[key] = int(backend.to_scalar(empty)) == 0
+    return known
+
+
 def _csc_values(A):
     if A._values is None:
         return None
     vals = A._cache.get("csc_values")
     if vals is None:
-        vals = A._cache["csc_values"] = A._values[A._csc()[2]]
+        vals = A._caching()["csc_values"] = A._values[A._csc()[2]]
     return vals
 
 

@@ -1,0 +1,188 @@
+"""Replay: a function of GraphBLAS calls recorded once as a CUDA graph, then replayed.
+
+An iteration of a dozen operations on vectors of fixed shape (PageRank's power step) spends
+more time issuing its kernels from Python (50-300 µs an operation) than the device spends
+running them. Recorded into a CUDA graph, the same kernels are issued by one launch.
+
+    step = gg.Replay(lambda: power_step(x, y))
+    for it in range(max_iter):
+        step()       # 1st call: runs fn (compiles kernels, fills caches, settles formats)
+                     # 2nd call: records fn on a private stream and memory pool, then
+                     #           launches the recording
+                     # later:    launches the recording (a few µs of host time)
+        r = ...      # reads from the device happen outside fn
+
+What a recording fixes: the kernels, their arguments (scalars included), and the arrays they
+read and write. So fn must do the same operations on the same objects with the same scalars
+on every call, and must not read from the device (a Python scalar from reduce_scalar, the
+nvals of an uncounted result, to_dense to the host). The objects fn writes (found on its
+first call) get private arrays before the recording, and each replay ends by copying its
+results into them (a device copy per array, recorded with the rest): what fn reads at its
+start is what the previous call left. (A Vector that fn writes before reading it is
+scratch: it keeps the arrays the recording writes, and costs no copy.) Those arrays are
+rewritten in place by every replay, and operations may share an input's arrays with their
+output: between calls, code outside fn must not write those objects, and should read them
+through ``dup()`` or ``to_dense()`` (which copy) to keep a value past the next call.
+
+When recording fails (fn reads the device, or changes an object's shape or form), every
+object fn changed is put back as it was, fn runs normally, and so does every later call
+(``why_not_recorded`` says why). On the NumPy backend fn simply runs on every call.
+
+Objects report their changes through :func:`note` (Vector._set, Matrix._set and the lazily
+built forms call it): while a recording is under way the first change of each object saves
+its previous state, which is what a failed recording restores.
+"""
+import weakref
+
+from . import backend
+
+__all__ = ["Replay", "note", "read"]
+
+_journal = None  # the _Journal of the recording under way, else None
+
+
+def note(obj):
+    """Called by a container before it changes: saves its state while recording."""
+    if _journal is not None:
+        _journal.save(obj)
+
+
+def read(obj):
+    """Called by a Vector before its contents are read: a Vector read before fn changes it
+    carries a value from call to call (the others are scratch, written before read)."""
+    if _journal is not None and id(obj) not in _journal.saved:
+        _journal.read_first.add(id(obj))
+
+
+class _Journal:
+    def __init__(self):
+        self.saved = {}          # id(obj) -> (obj, state before its first change)
+        self.read_first = set()  # ids of the Vectors read before their first change
+
+    def carried(self, obj):
+        """Does obj's value at the start of fn matter? (Matrices: assumed so.)"""
+        return not hasattr(obj, "_size") or id(obj) in self.read_first
+
+    def save(self, obj):
+        if id(obj) not in self.saved:  # None: created while recording (nothing to restore)
+            self.saved[id(obj)] = (obj, obj._snapshot())
+
+    def changed(self):
+        return [(obj, state) for obj, state in self.saved.values() if state is not None]
+
+    def restore(self):
+        for obj, state in self.changed():
+            obj._restore(state)
+
+
+class Replay:
+    """fn() recorded on its second call and replayed after (see the module docstring)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.calls = 0
+        self.why_not_recorded = None if backend.is_gpu else "NumPy backend"
+        self._writes = None   # weak references to the objects fn's first call changed
+        self._graph = None
+        self._kept = None     # the recording's arrays and memory pool, alive as long as it is
+        self._states = None   # [(object, its state after each replay)]
+
+    @property
+    def recorded(self):
+        return self._graph is not None
+
+    def __call__(self):
+        self.calls += 1
+        if self._graph is not None:
+            self._graph.launch(backend.xp.cuda.get_current_stream())
+            for obj, state in self._states:  # forms built outside fn since are stale now
+                obj._restore(state)
+        elif self.why_not_recorded is not None:
+            self.fn()
+        elif self._writes is None:
+            self._writes = [weakref.ref(obj) for obj, before in _journaled(self.fn).changed()
+                            if _arrays_changed(obj, before)]
+        else:
+            self._record()
+
+    def _record(self):
+        global _journal
+        cp = backend.xp
+        owned = {}  # id(obj) -> obj: the objects given private arrays
+        for ref in self._writes:
+            obj = ref()
+            if obj is not None:
+                fresh = [None if a is None else a.copy() for a in obj._arrays(obj._snapshot())]
+                obj._restore(obj._with_arrays(obj._snapshot(), fresh))
+                owned[id(obj)] = obj
+        pool, stream = cp.cuda.MemoryPool(), cp.cuda.Stream(non_blocking=True)
+        journal, graph, failure, copies = _Journal(), None, None, []
+        stream.wait_event(cp.cuda.get_current_stream().record())
+        _journal = journal
+        try:
+            with stream, cp.cuda.using_allocator(pool.malloc):
+                stream.begin_capture()
+                try:
+                    self.fn()
+                    copies = _copy_back_plan(journal, owned)
+                    for old, new in copies:
+                        old.data.copy_from_device_async(new.data, new.nbytes, stream)
+                except Exception as e:  # the recording failed, not fn: fn runs below
+                    failure = e
+                finally:
+                    try:
+                        graph = stream.end_capture()
+                    except Exception as e:
+                        failure = failure or e
+        finally:
+            _journal = None
+        if failure is not None:
+            journal.restore()
+            self.why_not_recorded = f"{type(failure).__name__}: {failure}"
+            self.fn()
+            return
+        # each object as the recording left it, holding its private arrays (which the
+        # recording reads at its start and copies its results into)
+        self._states = [(obj, obj._with_arrays(obj._snapshot(), obj._arrays(before))
+                         if journal.carried(obj) else obj._snapshot())
+                        for obj, before in journal.changed()]
+        self._graph, self._kept = graph, (pool, [new for _, new in copies])
+        graph.launch(cp.cuda.get_current_stream())
+        for obj, state in self._states:
+            obj._restore(state)
+
+
+def _journaled(fn):
+    """Run fn; the journal of the objects it changed."""
+    global _journal
+    journal = _Journal()
+    _journal = journal
+    try:
+        fn()
+        return journal
+    finally:
+        _journal = None
+
+
+def _arrays_changed(obj, before):
+    """obj holds other arrays than in state ``before`` (not just new cached forms)."""
+    return any(a is not b for a, b in zip(obj._arrays(before), obj._arrays(obj._snapshot())))
+
+
+def _copy_back_plan(journal, owned):
+    """(private array, new array) pairs: for each object fn changed, the private arrays it
+    was given before the recording (read at its start) and the ones it holds now. Raises when
+    fn changed an object its first call did not, or one changed shape or form."""
+    pairs = []
+    for obj, state in journal.changed():
+        if id(obj) not in owned and _arrays_changed(obj, state):
+            raise ValueError(f"a {type(obj).__name__} changed that the first call left as it was")
+        if not journal.carried(obj):  # scratch: keeps the arrays the recording writes
+            continue
+        for old, new in zip(obj._arrays(state), obj._arrays(obj._snapshot())):
+            if old is new:
+                continue
+            if old is None or new is None or old.shape != new.shape or old.dtype != new.dtype:
+                raise ValueError(f"a {type(obj).__name__} changed shape or form")
+            pairs.append((old, new))
+    return pairs

@@ -1,0 +1,122 @@
+"""gg.Replay: a function of operations recorded once (a CUDA graph on the GPU) and replayed.
+
+Each test runs the same steps plainly and through a Replay and compares every value; on the
+GPU it also checks that the recording happened (or, where fn cannot be recorded, that it
+fell back with the objects intact). On NumPy a Replay simply calls fn."""
+import numpy as np
+import pytest
+
+import grblas_gpu as gg
+from grblas_gpu import backend
+
+
+def _graph(seed, n=300):
+    rng = np.random.default_rng(seed)
+    rows, cols = rng.integers(0, n, 4 * n), rng.integers(0, n, 4 * n)
+    rows, cols = np.concatenate([rows, np.arange(n)]), np.concatenate([cols, np.arange(n)])
+    return gg.Matrix.from_coo(rows, cols, rng.uniform(0.1, 1.0, len(rows)), nrows=n, ncols=n,
+                              dup_op="plus")
+
+
+def _power(A, J, x, y, s, r):
+    """x <- A x / ||A x||₁ ; r = ||y - x||₁ (y: the previous x): a carried x, scratch y, s, r."""
+    gg.apply(y, x, "identity")
+    gg.mxv(x, A, y, "plus_times")
+    gg.vxm(s, x, J, "plus_times")
+    gg.apply(s, s, "minv")
+    gg.mxv(r, J, s, "plus_times")          # r: the broadcast 1/||x||₁ (scratch here)
+    gg.ewise_mult(x, x, r, "times")
+    gg.ewise_union(r, y, 0, x, 0, "minus")
+    gg.apply(r, r, "abs")
+    gg.vxm(s, r, J, "plus_times")
+
+
+def _state(n, dtype=gg.FP64):
+    J = gg.Matrix.from_coo(np.arange(n), np.zeros(n, np.int64), 1.0, nrows=n, ncols=1)
+    x = gg.Vector.from_dense(np.full(n, 1.0 / n))
+    return J, x, gg.Vector(dtype, n), gg.Vector(dtype, 1), gg.Vector(dtype, n)
+
+
+def test_replayed_steps_equal_plain_steps():
+    A = _graph(1)
+    n = A.nrows
+    J, x, y, s, r = _state(n)
+    J2, x2, y2, s2, r2 = _state(n)
+    step = gg.Replay(lambda: _power(A, J2, x2, y2, s2, r2))
+    for it in range(8):
+        _power(A, J, x, y, s, r)
+        step()
+        np.testing.assert_allclose(x2.to_dense(), x.to_dense(), rtol=1e-12)
+        assert s2[0] == pytest.approx(s[0], rel=1e-9, abs=1e-15)
+        np.testing.assert_allclose(y2.to_dense(), y.to_dense(), rtol=1e-12)
+    assert step.calls == 8
+    if backend.is_gpu:
+        assert step.recorded, step.why_not_recorded
+    else:
+        assert not step.recorded and step.why_not_recorded == "NumPy backend"
+
+
+def test_objects_read_between_calls_see_the_latest_values():
+    """Forms built outside fn between calls (a sparse form of x) must not survive the next
+    replay: they are rebuilt from the replayed arrays."""
+    A = _graph(2)
+    n = A.nrows
+    J, x, y, s, r = _state(n)
+    J2, x2, y2, s2, r2 = _state(n)
+    step = gg.Replay(lambda: _power(A, J2, x2, y2, s2, r2))
+    for _ in range(5):
+        _power(A, J, x, y, s, r)
+        step()
+        idx, vals = x2.to_coo()           # builds x2's sparse form
+        np.testing.assert_array_equal(idx, np.arange(n))
+        np.testing.assert_allclose(vals, x.to_dense(), rtol=1e-12)
+        copy = x2.dup()
+        step()
+        _power(A, J, x, y, s, r)
+        np.testing.assert_allclose(x2.to_dense(), x.to_dense(), rtol=1e-12)
+        assert not np.allclose(copy.to_dense(), x2.to_dense(), rtol=0, atol=1e-15)
+
+
+def test_fn_reading_the_device_runs_plainly():
+    """A host read inside fn cannot be recorded: the Replay falls back, objects intact."""
+    A = _graph(3)
+    n = A.nrows
+    J, x, y, s, r = _state(n)
+    J2, x2, y2, s2, r2 = _state(n)
+    seen, seen2 = [], []
+
+    def reads(J, x, y, s, r, out):
+        _power(A, J, x, y, s, r)
+        out.append(gg.reduce_scalar(x, "plus"))   # a device read
+
+    step = gg.Replay(lambda: reads(J2, x2, y2, s2, r2, seen2))
+    for _ in range(4):
+        reads(J, x, y, s, r, seen)
+        step()
+        np.testing.assert_allclose(x2.to_dense(), x.to_dense(), rtol=1e-12)
+    np.testing.assert_allclose(seen2, seen, rtol=1e-12)
+    assert not step.recorded
+    if backend.is_gpu:
+        assert step.why_not_recorded and step.why_not_recorded != "NumPy backend"
+
+
+def test_fn_changing_shapes_runs_plainly():
+    """A frontier whose entry count changes every call (a BFS push step) cannot be replayed:
+    the recording fails on the changed shape and every call runs plainly."""
+    n = 200
+    rows = np.arange(n - 1)
+    A = gg.Matrix.from_coo(rows, rows + 1, 1.0, nrows=n, ncols=n)  # a path 0 -> 1 -> ...
+    q = gg.Vector.from_coo([0, 1], [1.0, 1.0], size=n)
+    q2, t, t2 = q.dup(), gg.Vector(gg.FP64, n), gg.Vector(gg.FP64, n)
+
+    def advance(q, t):
+        gg.vxm(t, q, A, "plus_times")
+        gg.ewise_add(q, q, t, "plus")       # q gains one entry per call
+
+    step = gg.Replay(lambda: advance(q2, t2))
+    for _ in range(5):
+        advance(q, t)
+        step()
+        assert q2.nvals == q.nvals
+        np.testing.assert_array_equal(q2.to_dense(), q.to_dense())
+    assert not step.recorded
