@@ -22,6 +22,44 @@ __all__ = ["Vector", "DENSE_THRESHOLD"]
 DENSE_THRESHOLD = 1 / 16
 
 
+# Entries handed over from the host, up to this many, are checked and sorted there: one copy
+# to the device instead of a dozen small device operations and reads (1.2 ms for one entry).
+HOST_BUILD_MAX = 1 << 16
+
+
+def _host_entries(indices, values, size, dtype):
+    """(size, dtype, indices, values, iso) for Vector._from_sparse, checked and sorted on the
+    host; None when the entries are device arrays, many, unsorted-with-duplicates or invalid
+    in any way (the general path then combines or rejects them, with its errors)."""
+    if isinstance(indices, xp.ndarray) and backend.is_gpu:
+        return None
+    if values is not None and not np.isscalar(values):
+        if getattr(values, "ndim", 1) == 0 or (isinstance(values, xp.ndarray) and backend.is_gpu):
+            return None
+    try:
+        idx = np.asarray(indices)
+        if idx.ndim != 1 or not 0 < idx.size <= HOST_BUILD_MAX or idx.dtype.kind not in "iu":
+            return None
+        idx = idx.astype(np.int64)
+        n = int(idx.max()) + 1 if size is None else check_dim(size, "size")
+        if idx.min() < 0 or idx.max() >= n:
+            return None
+        order = np.argsort(idx, kind="stable")
+        idx = idx[order]
+        if (idx[1:] == idx[:-1]).any():
+            return None
+        if values is None or np.isscalar(values):
+            _, iso, dt = values_and_dtype(values, len(idx), dtype)
+            return n, dt, xp.asarray(idx), None, iso
+        vals = np.asarray(values)
+        if vals.ndim != 1 or len(vals) != len(idx) or vals.dtype.kind not in "biuf":
+            return None
+        dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
+    except Exception:  # noqa: BLE001  (the general path raises the specific error)
+        return None
+    return n, dt, xp.asarray(idx), xp.asarray(cast(vals[order], dt, np)), None
+
+
 class Vector(MaskableMixin):
     """A sparse vector of one GraphBLAS type. ``Vector(dtype, size)`` is empty."""
 
@@ -92,6 +130,9 @@ class Vector(MaskableMixin):
         """From indices and values (array, scalar for iso, or None for structure only)."""
         from .matrix import Matrix
 
+        host = _host_entries(indices, values, size, dtype)
+        if host is not None:
+            return cls._from_sparse(*host)
         idx = as_index_array(indices, "indices")
         vals, iso, dt = values_and_dtype(values, len(idx), dtype)
         size = check_dim(size, "size") if size is not None else (

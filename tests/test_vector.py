@@ -15,6 +15,37 @@ def test_from_coo_round_trip_all_types(rng):
         assert v.nvals == len(idx) and v.dtype is t and v.size == 30
 
 
+def test_host_and_device_entries_build_the_same_vector(rng):
+    """Few entries handed over from the host are checked and sorted there; device arrays
+    (and many entries) take the general path. Both must build what python-graphblas builds,
+    from unsorted indices, array, scalar and absent values, typecast to another dtype."""
+    import graphblas as gb
+
+    from grblas_gpu import backend
+    from grblas_gpu.vector import HOST_BUILD_MAX
+
+    n = 1000
+    for t in ("BOOL", "INT8", "UINT16", "INT64", "FP32", "FP64"):
+        for count in (1, 37, HOST_BUILD_MAX + 1):
+            idx = rng.permutation(max(n, count + 1))[:count]
+            vals = rng.integers(0, 100, count).astype(np.float64) + 0.5  # in every range
+            size = max(n, count + 1)
+            ref = gb.Vector.from_coo(idx, vals, size=size, dtype=t)
+            for host in (True, False):
+                i_in = idx if host else backend.asarray(idx)
+                v_in = vals if host else backend.asarray(vals)
+                for values, gref in ((v_in, ref), (2.5, None), (None, None)):
+                    v = gg.Vector.from_coo(i_in, values, size=size, dtype=t)
+                    if gref is None:
+                        gref = gb.Vector.from_coo(idx, values if values is not None else True,
+                                                  size=size, dtype=t)
+                    gi, gv = gref.to_coo()
+                    i2, v2 = v.to_coo()
+                    np.testing.assert_array_equal(i2, gi)
+                    np.testing.assert_array_equal(v2, gv)
+                    assert v.dtype.name == t and v.nvals == count and v.size == size
+
+
 def test_sparse_dense_forms_switch_and_agree(rng):
     idx, _, vals = random_coo(rng, 50, 1, 0.5, "FP64")
     v = gg.Vector.from_coo(idx[::-1].copy(), vals[::-1].copy(), size=50)
