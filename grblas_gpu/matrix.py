@@ -55,6 +55,7 @@ class Matrix(MaskableMixin):
     # so every write to _cache calls _caching() first
     _FIELDS = ("_nrows", "_ncols", "_dtype", "_indptr", "_indices", "_values", "_iso",
                "_cache", "_stage")
+    _REPORTS_READS = False  # read everywhere through its arrays: a recording copies it back
 
     def _snapshot(self):
         """The state, or None while the object is being built."""

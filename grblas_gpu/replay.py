@@ -60,8 +60,9 @@ class _Journal:
         self.read_first = set()  # ids of the Vectors read before their first change
 
     def carried(self, obj):
-        """Does obj's value at the start of fn matter? (Matrices: assumed so.)"""
-        return not hasattr(obj, "_size") or id(obj) in self.read_first
+        """Does obj's value at the start of fn matter? (Objects that do not report their
+        reads, Matrices, are assumed to.)"""
+        return not obj._REPORTS_READS or id(obj) in self.read_first
 
     def save(self, obj):
         if id(obj) not in self.saved:  # None: created while recording (nothing to restore)
@@ -112,8 +113,9 @@ class Replay:
         for ref in self._writes:
             obj = ref()
             if obj is not None:
-                fresh = [None if a is None else a.copy() for a in obj._arrays(obj._snapshot())]
-                obj._restore(obj._with_arrays(obj._snapshot(), fresh))
+                state = obj._snapshot()
+                fresh = [None if a is None else a.copy() for a in obj._arrays(state)]
+                obj._restore(obj._with_arrays(state, fresh))
                 owned[id(obj)] = obj
         pool, stream = cp.cuda.MemoryPool(), cp.cuda.Stream(non_blocking=True)
         journal, graph, failure, copies = _Journal(), None, None, []

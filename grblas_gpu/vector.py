@@ -76,8 +76,9 @@ class Vector(MaskableMixin):
         self._size, self._dtype, self._sp, self._dn = size, dtype, sp, dn
         self._nvals, self._iso, self._stage = nvals, iso, None
 
-    # the whole state, for a Replay recording (grblas_gpu.replay)
+    # the whole state, for a Replay recording (grblas_gpu.replay); reads call replay.read
     _FIELDS = ("_size", "_dtype", "_sp", "_dn", "_nvals", "_iso", "_stage")
+    _REPORTS_READS = True
 
     def _snapshot(self):
         """The state, or None while the object is being built."""

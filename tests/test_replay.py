@@ -37,12 +37,16 @@ def _state(n, dtype=gg.FP64):
     return J, x, gg.Vector(dtype, n), gg.Vector(dtype, 1), gg.Vector(dtype, n)
 
 
+def _twins(seed):
+    """A graph, the state of a plain power iteration, the same state for a replayed one, and
+    the Replay of that second iteration's step."""
+    A = _graph(seed)
+    plain, replayed = _state(A.nrows), _state(A.nrows)
+    return A, plain, replayed, gg.Replay(lambda: _power(A, *replayed))
+
+
 def test_replayed_steps_equal_plain_steps():
-    A = _graph(1)
-    n = A.nrows
-    J, x, y, s, r = _state(n)
-    J2, x2, y2, s2, r2 = _state(n)
-    step = gg.Replay(lambda: _power(A, J2, x2, y2, s2, r2))
+    A, (J, x, y, s, r), (J2, x2, y2, s2, r2), step = _twins(1)
     for it in range(8):
         _power(A, J, x, y, s, r)
         step()
@@ -59,11 +63,8 @@ def test_replayed_steps_equal_plain_steps():
 def test_objects_read_between_calls_see_the_latest_values():
     """Forms built outside fn between calls (a sparse form of x) must not survive the next
     replay: they are rebuilt from the replayed arrays."""
-    A = _graph(2)
+    A, (J, x, y, s, r), (J2, x2, y2, s2, r2), step = _twins(2)
     n = A.nrows
-    J, x, y, s, r = _state(n)
-    J2, x2, y2, s2, r2 = _state(n)
-    step = gg.Replay(lambda: _power(A, J2, x2, y2, s2, r2))
     for _ in range(5):
         _power(A, J, x, y, s, r)
         step()
