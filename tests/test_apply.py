@@ -47,6 +47,9 @@ def test_iso_stays_iso_where_the_result_is():
     assert A.apply("ainv")._is_iso and A.apply("ainv").to_coo()[2].tolist() == [-3, -3]
     assert A.apply("plus", right=2)._is_iso and A.apply("second", right=7).to_coo()[2].tolist() == [7, 7]
     assert A.apply("valueeq", 3)._is_iso
+    B = gg.Matrix.from_coo([0, 1, 1], [1, 0, 1], [2.5, -1.0, 0.0], nrows=2, ncols=2)
+    ones = B.apply("one")   # ignores the values: iso whatever they are
+    assert ones._is_iso and ones.dtype == gg.FP64 and ones.to_coo()[2].tolist() == [1, 1, 1]
     rows = A.apply("rowindex")  # depends on the position: not iso
     assert not rows._is_iso and rows.to_coo()[2].tolist() == [0, 1]
 

@@ -50,6 +50,38 @@ def test_write_back_matches_suitesparse(kind, ctype, ttype):
         assert_matches(C, GC)
 
 
+@pytest.mark.parametrize("kind", ["matrix", "vector"])
+def test_empty_output_takes_t_as_is_and_matches_suitesparse(kind):
+    """C holds nothing: accum(C, T) = T, nothing to keep outside the mask, so a T already
+    restricted to the mask (t_is_masked) becomes C, cast to C's type, under every accum and
+    replace (the masked dot product of triangle counting writes back this way)."""
+    import graphblas as gb
+
+    rng = np.random.default_rng(zlib.crc32(kind.encode()))
+    for ctype, ttype in (("INT32", "FP64"), ("FP64", "INT64"), ("BOOL", "FP32")):
+        for mask_kind, accum, replace in itertools.product(("V", "S"), (None, "plus", "second"),
+                                                           (False, True)):
+            if kind == "matrix":
+                C, GC = random_matrix_pair(rng, 6, 7, 0.0, ctype)
+                M, GM = random_matrix_pair(rng, 6, 7, 0.5, "INT32")
+                T0, _ = random_matrix_pair(rng, 6, 7, 0.6, ttype)
+                T = gg.Matrix(T0.dtype, 6, 7)
+            else:
+                C, GC = random_vector_pair(rng, 40, 0.0, ctype)
+                M, GM = random_vector_pair(rng, 40, 0.5, "INT32")
+                T0, _ = random_vector_pair(rng, 40, 0.6, ttype)
+                T = gg.Vector(T0.dtype, 40)
+            mask, gmask = _masks(M, GM)[mask_kind]
+            write_back(T, T0, mask=mask, replace=True)        # T: T0 inside the mask only
+            assert C.nvals == 0
+            acc = operators.accumulator(accum, C.dtype, T.dtype) if accum else None
+            gacc = getattr(gb.binary, accum) if accum else None
+            write_back(C, T, mask=mask, accum=acc, replace=replace, t_is_masked=True)
+            GC(mask=gmask, accum=gacc, replace=replace) << T.to_graphblas()
+            assert_matches(C, GC)
+            assert C.nvals == T.nvals
+
+
 def test_t_is_masked_fast_path_gives_same_result(rng):
     C, _ = random_vector_pair(rng, 30, 0.5, "FP64")
     M, _ = random_vector_pair(rng, 30, 0.3, "BOOL")

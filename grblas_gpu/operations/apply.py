@@ -33,6 +33,11 @@ xp = backend.xp
 __all__ = ["apply"]
 
 
+# unary operators whose result does not depend on the value: the result is iso, and A's
+# values are not read
+CONSTANT_UNARY = ("one",)
+
+
 def apply(C, A, op, *, left=None, right=None, thunk=None, mask=None, accum=None, desc=None):
     """C⟨M⟩ = accum(C, f(A)) for a unary, bound binary or index-unary operator f."""
     d = as_descriptor(desc)
@@ -92,6 +97,8 @@ def _compute(A, mode, typed, s):
         z = _evaluate(mode, typed, s, values, i, _zero() if reads_index else None, A.size)
         return Vector._from_dense(A.size, out, z, bitmap, A._nvals)
     iso = A._iso if _values_of(A) is None else None
+    if mode == "unary" and typed.op.name in CONSTANT_UNARY:   # f(x) ignores x: iso
+        iso = xp.zeros((), dtype=A.dtype.np_type)
     if iso is not None and not reads_index:  # f(iso) is the same everywhere: still iso
         z = _evaluate(mode, typed, s, xp.asarray(iso), None, None, 1)
         return _like(A, out, None, backend.to_host(z)[0])

@@ -133,13 +133,14 @@ def _product(A, ta, B, tb, typed, mask, desc, method, shape):
         trace("mxm", dict(last_plan))
     keep = desc.keep_mask_structure and mask is not None
     if chosen is Method.DOT:
-        mi, mj = entries
+        mi, mj, mptr = entries
         bcols = _operand(B, not tb, desc.structure_second, x)   # columns of B'
         present, vals = masked_dot.dot(a, bcols, mi, mj, mult, mon)
-        if keep:
-            vals = xp.where(present, vals, mon.type.np_type.type(0))
-            present = xp.ones(len(mi), dtype=bool)
-        return _from_entries(shape, mon.type, mi[present], mj[present], vals[present]), True
+        if keep:   # every mask entry, an explicit 0 where the intersection is empty
+            itype = index_dtype(shape[0], shape[1], len(mj))
+            return Matrix._from_csr(*shape, mon.type, mptr.astype(itype), mj.astype(itype),
+                                    xp.where(present, vals, mon.type.np_type.type(0))), True
+        return _present_entries(shape, mon.type, entries, present, vals), True
     if b is None:   # a masked saxpy: the structured forms are tried here (mask in write-back)
         b = _operand(B, tb, desc.structure_second, x)
         structured = structured_product(a, b, mult, mon)
@@ -161,7 +162,7 @@ def choose_method(method, a, B, tb, flops, entries, ncols):
     total = int(backend.to_scalar(flops.sum())) if len(flops) else 0
     plan = {"flops": total}
     if entries is not None:
-        mi, mj = entries
+        mi, mj, _ = entries
         work = int(backend.to_scalar(xp.minimum(a.lengths[mi], _lengths(B, not tb)[mj])
                                      .astype(np.int64).sum())) if len(mi) else 0
         plan.update(mask_entries=int(len(mi)), dot_work=work)
@@ -204,15 +205,17 @@ def _lengths(M, transpose):
 
 
 def _mask_entries(mask):
-    """(rows, cols) of the entries a (not complemented) mask allows, in row-major order."""
+    """(rows, cols, ptr) of the entries a (not complemented) mask allows, in row-major order;
+    row i's entries are [ptr[i], ptr[i+1])."""
     M = mask.parent
-    rows, cols = M._rows(), M._indices
-    if mask.structure:
-        return rows, cols
+    rows, cols, ptr = M._rows(), M._indices, M._indptr
+    if mask.structure or (M._values is None and bool(M._iso)):
+        return rows, cols, ptr
     if M._values is None:
-        return (rows, cols) if bool(M._iso) else (rows[:0], cols[:0])
+        return rows[:0], cols[:0], xp.zeros_like(ptr)
     keep = M._values != 0
-    return rows[keep], cols[keep]
+    kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(keep)])
+    return rows[keep], cols[keep], kept_before[ptr]
 
 
 def _from_entries(shape, dtype, rows, cols, vals):
@@ -221,9 +224,20 @@ def _from_entries(shape, dtype, rows, cols, vals):
     return Matrix._from_csr(*shape, dtype, indptr, cols, vals)
 
 
+def _present_entries(shape, dtype, entries, present, vals):
+    """T from the mask entries (rows, cols, ptr) that ``present`` keeps: one compaction, the
+    row pointers from a running count of the kept entries."""
+    mi, mj, mptr = entries
+    keep = xp.nonzero(present)[0]
+    kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(present)])
+    itype = index_dtype(shape[0], shape[1], len(keep))
+    return Matrix._from_csr(*shape, dtype, kept_before[mptr].astype(itype), mj[keep],
+                            vals[keep])
+
+
 def _with_mask_structure(T, entries, z):
     """T restricted to the mask's entries, with an explicit 0 where T has none there."""
-    mi, mj = (e.astype(np.int64) for e in entries)
+    mi, mj = (e.astype(np.int64) for e in entries[:2])
     n = T.ncols
     tkeys = T._rows().astype(np.int64) * n + T._indices.astype(np.int64)
     mkeys = mi * n + mj

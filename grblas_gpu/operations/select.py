@@ -57,7 +57,7 @@ def _compute(A, typed, s):
         return A if bool(backend.to_scalar(keep[0])) else _empty_like(A)
     x = A._values_full() if vals is None else vals
     i, j = _indices(A) if op.reads_index else (None, None)
-    return _compact(A, xp.nonzero(_keep(typed, s, x, i, j, A.nvals))[0])
+    return _compact(A, _keep(typed, s, x, i, j, A.nvals))
 
 
 def _keep(typed, s, x, i, j, n):
@@ -65,14 +65,16 @@ def _keep(typed, s, x, i, j, n):
     return cast(_evaluate("index", typed, s, x, i, j, n), BOOL, xp)
 
 
-def _compact(A, kept):
-    """A's entries at positions ``kept`` (sorted), as a new object of A's type."""
+def _compact(A, keep):
+    """A's entries where ``keep`` (a flag per entry) is set, as a new object of A's type;
+    a matrix's row pointers count the kept entries before each row's first."""
+    kept = xp.nonzero(keep)[0]
     if isinstance(A, Vector):
         idx, vals = A._sparse()
         return Vector._from_sparse(A.size, A.dtype, idx[kept],
                                    None if vals is None else vals[kept], iso=A._iso)
-    rows = A._rows()[kept]
-    indptr = xp.searchsorted(rows, xp.arange(A.nrows + 1), side="left")
+    kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(keep, dtype=np.int64)])
+    indptr = kept_before[A._indptr].astype(A._indptr.dtype)
     vals = None if A._values is None else A._values[kept]
     return Matrix._from_csr(A.nrows, A.ncols, A.dtype, indptr, A._indices[kept], vals,
                             iso=A._iso)

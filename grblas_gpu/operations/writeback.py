@@ -50,10 +50,18 @@ def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False)
     if isinstance(C, Vector) and (T.has_dense or C.has_dense
                                   or (mask is not None and mask.parent.has_dense)):
         new = _dense_vector(C, T, mask, accum, replace)
+    elif (mask is None or t_is_masked) and _stores_nothing(C):
+        # nothing of C to accumulate into or to keep outside the mask: Z = T, in C's type
+        new = T._cast_to(C.dtype)
     else:
         new = _merged(C, T, mask, accum, replace)
     C._swap_in(new)
     return C
+
+
+def _stores_nothing(C):
+    """C holds no entry (a sparse vector's or a matrix's count is known without a sync)."""
+    return (C._nvals if isinstance(C, Vector) else len(C._indices)) == 0
 
 
 # ---------------------------------------------------------------- dense vectors
