@@ -127,10 +127,13 @@ def test_one_entry_per_row_operand_matches_suitesparse(t):
             ref = GA.mxm(GB, _gb_sr(name)).new()
             for method in SAXPY:
                 assert_matches(A.mxm(B, name, method=method), ref)
-        D = gg.Matrix.diag(gg.Vector.from_coo(np.arange(k), vals[:1].repeat(k), size=k, dtype=t))
-        GD = gb.Vector.from_coo(np.arange(k), vals[:1].repeat(k), size=k, dtype=t).diag()
-        sr = "lor_land" if t == "BOOL" else "plus_times"
-        assert_matches(D.mxm(B, sr), GD.mxm(GB, _gb_sr(sr)).new())
+        # a full diagonal D (every row, distinct values): T has B's pattern exactly
+        dvals = rng.integers(1, 5, k).astype(gg.lookup_dtype(t).np_type)
+        D = gg.Matrix.diag(gg.Vector.from_coo(np.arange(k), dvals, size=k, dtype=t))
+        GD = gb.Vector.from_coo(np.arange(k), dvals, size=k, dtype=t).diag()
+        for name in ("plus_times", "lor_land", "any_lt", "max_first", "min_minus", "any_second"):
+            if _defined(name, t):
+                assert_matches(D.mxm(B, name), GD.mxm(GB, _gb_sr(name)).new())
 
 
 @pytest.mark.parametrize("t", ["BOOL", "INT32", "FP64"])
@@ -151,6 +154,11 @@ def test_diagonal_right_operand_matches_suitesparse(t):
             ref = GA.mxm(GD, _gb_sr(name)).new()
             for method in SAXPY:
                 assert_matches(A.mxm(D, name, method=method), ref)  # one term: ANY exact
+            # an iso A: its one value broadcast against D's
+            iso = gg.Matrix.from_coo(*A.to_coo()[:2], A.to_coo()[2][:1].repeat(A.nvals)[0]
+                                     if A.nvals else 1, nrows=9, ncols=k, dtype=t)
+            assert iso._is_iso
+            assert_matches(iso.mxm(D, name), iso.to_graphblas().mxm(GD, _gb_sr(name)).new())
 
 
 @pytest.mark.parametrize("t", ["FP32", "FP64"])

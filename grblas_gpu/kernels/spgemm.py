@@ -104,17 +104,25 @@ def _row_gather(a, b, mult, mon):
     needed: T's rows are B's rows gathered, their values multiplied (D·B scales rows)."""
     x, z = mult.type, mon.type
     first = xp.minimum(a.ptr[:-1], len(a.idx) - 1).astype(np.int64)
-    k = a.idx[first].astype(np.int64)
-    lengths = xp.where(a.lengths > 0, b.lengths[k], 0).astype(np.int64)
-    memory.require(int(backend.to_scalar(lengths.sum())) * (8 + z.np_type.itemsize),
-                   "the product's entries")
-    indptr = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(lengths)])
-    row, pos = expand(b.ptr[k], lengths)
+    if a.n == b.n and len(a.idx) == a.n and bool(backend.to_scalar(
+            (a.idx == xp.arange(a.n, dtype=a.idx.dtype)).all())):
+        # A(i, i) in every row (D·B): T has B's pattern; only each entry's row is needed
+        memory.require(len(b.idx) * (8 + z.np_type.itemsize), "the product's entries")
+        indptr = b.ptr.astype(np.int64)
+        pos = xp.arange(len(b.idx), dtype=np.int64)
+        row = xp.searchsorted(indptr[1:], pos, side="right")
+    else:
+        k = a.idx[first].astype(np.int64)
+        lengths = xp.where(a.lengths > 0, b.lengths[k], 0).astype(np.int64)
+        memory.require(int(backend.to_scalar(lengths.sum())) * (8 + z.np_type.itemsize),
+                       "the product's entries")
+        indptr = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(lengths)])
+        row, pos = expand(b.ptr[k], lengths)
     with np.errstate(all="ignore"):
         prod = mult.numpy(a.values_at(first[row], x), b.values_at(pos, x))
     prod = xp.asarray(prod)
     if prod.shape != pos.shape:  # an operator that ignores its operands (pair) may broadcast
-        prod = xp.broadcast_to(prod, pos.shape)
+        prod = xp.broadcast_to(prod, pos.shape).copy()
     return indptr, b.idx[pos], cast(prod, z, xp)
 
 
@@ -143,12 +151,13 @@ def _column_scale(a, b, mult, mon):
                                       xp.cumsum(keep, dtype=np.int64)])
         indptr = kept_before[a.ptr.astype(np.int64)]
     idx = k[pos]
-    a_vals = a.vals[pos] if a.vals is not None else xp.full(len(idx), a.iso, dtype=x.np_type)
+    # an iso A stays one value: ⊗ broadcasts it (no array of nnz copies of it)
+    a_vals = a.vals[pos] if a.vals is not None else xp.asarray(a.iso, dtype=x.np_type)
     with np.errstate(all="ignore"):
         prod = mult.numpy(a_vals, b.values_at(b.ptr[idx], x))
     prod = xp.asarray(prod)
     if prod.shape != idx.shape:  # an operator that ignores its operands (pair) may broadcast
-        prod = xp.broadcast_to(prod, idx.shape)
+        prod = xp.broadcast_to(prod, idx.shape).copy()
     return indptr, idx, cast(prod, z, xp)
 
 
