@@ -18,6 +18,13 @@ from .cache import KernelKey, get_kernel
 xp = backend.xp
 
 
+def kept_pointers(ptr, keep):
+    """The segment offsets once only the entries flagged in ``keep`` (one bool per entry) are
+    kept, in order: each offset becomes the count of kept entries before it (int64)."""
+    kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(keep, dtype=np.int64)])
+    return kept_before[ptr]
+
+
 def segment_reduce(values, starts, op, dtype):
     """values: array (already of dtype); starts: int array of segment starts; op: a BinaryOp
     (or Monoid) evaluated at DataType dtype."""

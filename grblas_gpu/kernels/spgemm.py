@@ -17,7 +17,7 @@ import numpy as np
 from .. import backend
 from ..types import cast
 from . import memory
-from .segment import segment_reduce
+from .segment import kept_pointers, segment_reduce
 
 xp = backend.xp
 
@@ -147,9 +147,7 @@ def _column_scale(a, b, mult, mon):
         keep = b.lengths[k] > 0
         pos = xp.nonzero(keep)[0]
         memory.require(len(pos) * (8 + z.np_type.itemsize), "the product's entries")
-        kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64),
-                                      xp.cumsum(keep, dtype=np.int64)])
-        indptr = kept_before[a.ptr.astype(np.int64)]
+        indptr = kept_pointers(a.ptr, keep)
     idx = k[pos]
     # an iso A stays one value: ⊗ broadcasts it (no array of nnz copies of it)
     a_vals = a.vals[pos] if a.vals is not None else xp.asarray(a.iso, dtype=x.np_type)

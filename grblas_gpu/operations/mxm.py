@@ -34,6 +34,7 @@ from .._validate import index_dtype
 from ..descriptor import Method, Request, _enum_of
 from ..errors import DimensionMismatch, NotSupported
 from ..kernels import masked_dot, memory
+from ..kernels.segment import kept_pointers
 from ..kernels.spgemm import Operand, row_flops, spgemm, structured_product
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
@@ -214,8 +215,7 @@ def _mask_entries(mask):
     if M._values is None:
         return rows[:0], cols[:0], xp.zeros_like(ptr)
     keep = M._values != 0
-    kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(keep)])
-    return rows[keep], cols[keep], kept_before[ptr]
+    return rows[keep], cols[keep], kept_pointers(ptr, keep)
 
 
 def _from_entries(shape, dtype, rows, cols, vals):
@@ -227,11 +227,10 @@ def _from_entries(shape, dtype, rows, cols, vals):
 def _present_entries(shape, dtype, entries, present, vals):
     """T from the mask entries (rows, cols, ptr) that ``present`` keeps: one compaction, the
     row pointers from a running count of the kept entries."""
-    mi, mj, mptr = entries
+    _, mj, mptr = entries
     keep = xp.nonzero(present)[0]
-    kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(present)])
     itype = index_dtype(shape[0], shape[1], len(keep))
-    return Matrix._from_csr(*shape, dtype, kept_before[mptr].astype(itype), mj[keep],
+    return Matrix._from_csr(*shape, dtype, kept_pointers(mptr, present).astype(itype), mj[keep],
                             vals[keep])
 
 

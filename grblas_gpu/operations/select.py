@@ -15,6 +15,7 @@ import numpy as np
 from .. import backend
 from ..descriptor import as_descriptor
 from ..errors import InvalidValue
+from ..kernels.segment import kept_pointers
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import BOOL, cast, cast_scalar
@@ -73,8 +74,7 @@ def _compact(A, keep):
         idx, vals = A._sparse()
         return Vector._from_sparse(A.size, A.dtype, idx[kept],
                                    None if vals is None else vals[kept], iso=A._iso)
-    kept_before = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(keep, dtype=np.int64)])
-    indptr = kept_before[A._indptr].astype(A._indptr.dtype)
+    indptr = kept_pointers(A._indptr, keep).astype(A._indptr.dtype)
     vals = None if A._values is None else A._values[kept]
     return Matrix._from_csr(A.nrows, A.ncols, A.dtype, indptr, A._indices[kept], vals,
                             iso=A._iso)
