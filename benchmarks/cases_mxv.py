@@ -84,11 +84,13 @@ def _row(case, scale, A, method, semiring, seconds, **more):
 
 
 def _random_dense(n, dtype, fraction, seed):
+    """Values in [0.5, 1.5); fraction 1: a full vector (as Vector.from_dense makes it, the
+    count known), else a bitmap of about that density."""
     rs = xp.random.RandomState(seed)
     vals = (rs.random_sample(n) + 0.5).astype(np.float32)
-    present = rs.random_sample(n) < fraction
-    v = gg.Vector._from_dense(n, dtype, vals, present)
-    return v
+    if fraction >= 1:
+        return gg.Vector.from_dense(vals, dtype=dtype)
+    return gg.Vector._from_dense(n, dtype, vals, rs.random_sample(n) < fraction)
 
 
 def mxv_pull(scale=22, reps=20, semirings=PULL_SEMIRINGS):
@@ -220,26 +222,35 @@ def _push_stages(M, u, sr, visited, n, reps):
     return out
 
 
-def tune(scale=22, reps=10, widths=(2, 4, 8), unrolls=(1,), passes=(2, 4, 8), chunks=(2048,)):
-    """Pull times over spmv's knobs (lanes per row, vectors per lane per pass, short-row
-    passes, long-row chunk)."""
-    A, _ = graph(scale)
+def tune(scale=22, reps=10, widths=(2, 4, 8), unrolls=(1,), passes=(2, 4, 8), chunks=(2048,),
+         halves=(512, 1024, 2048)):
+    """Pull times over spmv's knobs: for the row kernel (any_pair, lanes per row, vectors per
+    lane per pass, short-row passes), for the stream kernel (plus_times, min_plus: the
+    stretch of entries a block reads), and the long-row chunk of both."""
+    A, S = graph(scale)
     x = _random_dense(A.nrows, gg.FP32, 1.0, SEED + 1)
-    knobs = ("_WIDTH_OVERRIDE", "UNROLL", "SHORT_PASSES", "LONG_CHUNK")
-    saved = [getattr(spmv, k) for k in knobs]
+    xb = _random_dense(A.nrows, gg.BOOL, 0.5, SEED + 2)
     rows = []
-    try:
-        for setting in itertools.product(widths, unrolls, passes, chunks):
-            for k, v in zip(knobs, setting):
+
+    def sweep(knobs, settings, cases):
+        saved = [getattr(spmv, k) for k in knobs]
+        try:
+            for setting in settings:
+                for k, v in zip(knobs, setting):
+                    setattr(spmv, k, v)
+                label = " ".join(f"{k.strip('_').lower()}={v}" for k, v in zip(knobs, setting))
+                for name, M, u in cases:
+                    w = gg.Vector(u.dtype, A.nrows)
+                    secs, _ = timed(lambda: gg.mxv(w, M, u, name, direction="pull"), reps)
+                    rows.append(_row("tune", scale, A, label, name, secs))
+        finally:
+            for k, v in zip(knobs, saved):
                 setattr(spmv, k, v)
-            for name in ("plus_times", "min_plus"):
-                w = gg.Vector(gg.FP32, A.nrows)
-                secs, _ = timed(lambda: gg.mxv(w, A, x, name, direction="pull"), reps)
-                rows.append(_row("tune", scale, A, "V={} unroll={} passes={} chunk={}".format(
-                    *setting), name, secs))
-    finally:
-        for k, v in zip(knobs, saved):
-            setattr(spmv, k, v)
+
+    sweep(("_WIDTH_OVERRIDE", "UNROLL", "SHORT_PASSES", "LONG_CHUNK"),
+          itertools.product(widths, unrolls, passes, chunks), [("any_pair[BOOL]", S, xb)])
+    sweep(("STREAM_HALF", "LONG_CHUNK"), itertools.product(halves, chunks),
+          [("plus_times", A, x), ("min_plus", A, x)])
     return rows
 
 

@@ -235,6 +235,38 @@ def test_long_rows(name, dtype, mask_kind):
             assert w2.isequal(w, tolerance=1e-12)
 
 
+# the GPU's unmasked pull reads rows in blocks of a stretch of entries (and of a bounded
+# number of rows), rows past the stretch as warp items: rows at and around each limit,
+# long runs of empty rows, a full u and a bitmap u
+@pytest.mark.parametrize("name, dtype", [("plus_times", "FP64"), ("min_plus", "INT64"),
+                                         ("max_first", "FP32"), ("plus_pair", "INT32")])
+@pytest.mark.parametrize("u_fraction", [1.0, 0.7])
+def test_pull_block_edges(name, dtype, u_fraction):
+    rng = np.random.default_rng(5)
+    n = 5000
+    lens = np.concatenate([np.zeros(5000, np.int64), [1023, 1024, 1025, 2047, 2048, 2049, 4097],
+                           rng.integers(0, 40, 3000), np.zeros(5000, np.int64), [n, 1]])
+    m = len(lens)
+    rows = np.repeat(np.arange(m), lens)
+    cols = np.concatenate([np.sort(rng.choice(n, k, replace=False)) for k in lens])
+    npt = gg.lookup_dtype(dtype).np_type
+    A = gg.Matrix.from_coo(rows, cols, rng.integers(-3, 4, len(rows)).astype(npt),
+                           nrows=m, ncols=n, dtype=dtype)
+    keep = rng.random(n) < u_fraction
+    u = gg.Vector.from_coo(np.nonzero(keep)[0], rng.integers(-3, 4, n).astype(npt)[keep],
+                           size=n, dtype=dtype)
+    u.set_format("dense")
+    sr = getattr(gb.semiring, name)[dtype]
+    G, gu = A.to_graphblas(), u.to_graphblas()
+    for _ in range(2):  # the second round reuses the cached plan
+        w = gg.Vector(dtype, m)
+        gg.mxv(w, A, u, name, direction="pull")
+        assert_same(w, G.mxv(gu, sr).new())
+        w = gg.Vector(dtype, m)
+        gg.vxm(w, u, A.T, name, direction="pull")  # A's cached CSC read by columns
+        assert_same(w, gu.vxm(G.T, sr).new())
+
+
 # ---------------------------------------------------------------- fixed cases
 @pytest.mark.parametrize("direction", ["push", "pull", None])
 @pytest.mark.parametrize("shape", [(0, 0), (0, 5), (5, 0), (4, 6)])
