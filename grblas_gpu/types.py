@@ -11,8 +11,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class DataType:
+@dataclass(frozen=True, eq=False)  # the eleven below are the only instances: identity
+class DataType:                      # compares them (hashing fields costs every operation)
     name: str  # GraphBLAS name without the GrB_ prefix
     np_type: np.dtype
     c_type: str

@@ -10,6 +10,7 @@ untyped operator runs at is decided by :func:`semirings.resolve` (python-graphbl
 the operands' unified type).
 """
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Optional
 
 from grblas_gpu.errors import DomainMismatch, InvalidValue
@@ -44,7 +45,11 @@ class _Op:
         return target
 
     def __getitem__(self, dtype):
-        return Typed(self, self._check_type(dtype))
+        typed = self.__dict__.setdefault("_typed", {})  # one view per type, made once
+        view = typed.get(dtype)
+        if view is None:
+            view = typed[dtype] = Typed(self, self._check_type(dtype))
+        return view
 
     def __contains__(self, dtype):
         """True where ``op[dtype]`` works (natively or through a coercion)."""
@@ -198,7 +203,7 @@ class Typed:
     def kind(self):
         return self.op.kind
 
-    @property
+    @cached_property
     def out_type(self):
         return self.op.out(self.type)
 
@@ -210,15 +215,15 @@ class Typed:
     def numpy(self):
         return self.op.numpy
 
-    @property
+    @cached_property
     def monoid(self):
         """A semiring's monoid, typed at the multiply's output type."""
-        return Typed(self.op.monoid, self.op.monoid._check_type(self.out_type))
+        return self.op.monoid[self.out_type]
 
-    @property
+    @cached_property
     def multiply(self):
         """A semiring's multiply, typed at the semiring's input type."""
-        return Typed(self.op.multiply, self.op.multiply._check_type(self.type))
+        return self.op.multiply[self.type]
 
     @property
     def identity(self):

@@ -73,6 +73,17 @@ def lookup(op, kind=None):
         return _coerce_obj(op, kind)
     if not isinstance(op, str):
         raise InvalidValue(f"not an operator or operator name: {op!r}")
+    # a name, once found, names the same operator for good (registering never rebinds one)
+    found = _by_name.get((op, kind), _MISSING)
+    if found is _MISSING:
+        found = _by_name[(op, kind)] = _lookup_name(op, kind)
+    return found
+
+
+_by_name = {}
+
+
+def _lookup_name(op, kind):
     name = op.strip()
     m = _TYPED_NAME.match(name)
     if m:
