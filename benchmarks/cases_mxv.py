@@ -26,7 +26,7 @@ from grblas_gpu import backend
 from grblas_gpu.generate import rmat
 from grblas_gpu.kernels import spmv
 
-from .run import suitesparse, timed
+from .run import pipelined, suitesparse, timed
 
 xp = backend.xp
 
@@ -54,13 +54,14 @@ def graph(scale):
 
 
 def _cusparse_time(A, x, reps):
+    """(seconds per call, result, seconds per call back to back) of cuSPARSE's csr @ x."""
     if not backend.is_gpu:
-        return None, None
+        return None, None, None
     import cupyx.scipy.sparse as csp
 
     S = csp.csr_matrix((A._values, A._indices, A._indptr), shape=A.shape)
     xv = x._dense_form()[0]
-    return timed(lambda: S @ xv, reps)
+    return (*timed(lambda: S @ xv, reps), pipelined(lambda: S @ xv, reps))
 
 
 def _host_ms(f, reps=10):
@@ -98,10 +99,11 @@ def mxv_pull(scale=22, reps=20, semirings=PULL_SEMIRINGS):
     n = A.nrows
     x = _random_dense(n, gg.FP32, 1.0, SEED + 1)
     xb = _random_dense(n, gg.BOOL, 0.5, SEED + 2)
-    cu_secs, cu_y = _cusparse_time(A, x, reps)
+    cu_secs, cu_y, cu_piped = _cusparse_time(A, x, reps)
     rows = []
     if cu_secs is not None:
-        rows.append(_row("mxv_pull", scale, A, "cuSPARSE csr@x", "plus_times", cu_secs))
+        rows.append(_row("mxv_pull", scale, A, "cuSPARSE csr@x", "plus_times", cu_secs,
+                         **{"pipelined ms": cu_piped * 1e3}))
     gb = suitesparse()
     G = GS = None
     if gb is not None:
@@ -114,6 +116,9 @@ def mxv_pull(scale=22, reps=20, semirings=PULL_SEMIRINGS):
         w = gg.Vector(gg.BOOL if name == "any_pair" else gg.FP32, n)
         secs, w = timed(lambda: gg.mxv(w, M, u, sr, direction="pull"), reps)
         extra = {"vs cuSPARSE": secs / cu_secs} if cu_secs else {}
+        if cu_secs:
+            piped = pipelined(lambda: gg.mxv(w, M, u, sr, direction="pull"), reps)
+            extra.update({"pipelined ms": piped * 1e3, "vs cuSPARSE (pipelined)": piped / cu_piped})
         extra["host ms"] = _host_ms(lambda: gg.mxv(w, M, u, sr, direction="pull"))
         if name == "plus_times" and cu_y is not None:
             y = w.to_dense(0, device=True).astype(np.float64)
@@ -157,7 +162,7 @@ def vxm_push(scale=22, reps=20, frontier=0.01, visited_extra=0.2):
     x = _random_dense(n, gg.FP32, 1.0, SEED + 1)
     dense_secs, _ = timed(lambda: gg.mxv(gg.Vector(gg.FP32, n), A, x, "plus_times",
                                          direction="pull"), reps)
-    cu_secs, _ = _cusparse_time(A, x, reps)
+    cu_secs, _, _ = _cusparse_time(A, x, reps)
     cases = (("any_pair", S, gg.Vector.from_coo(f_idx, True, size=n)),
              ("min_plus", A, gg.Vector.from_coo(
                  f_idx, rs.random(len(f_idx)).astype(np.float32) + 1, size=n)))

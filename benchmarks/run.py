@@ -49,6 +49,26 @@ def timed(f, reps=10, warmup=2, device=None):
     return statistics.median(times), out
 
 
+def pipelined(f, reps=20, warmup=2):
+    """Seconds per call of f() issued back to back, CUDA events around the whole run: the
+    device time of a call in a loop, where the host's launch overhead overlaps the device's
+    work (``timed`` waits after each call, so a call's host time before its first launch
+    counts too). None without a GPU."""
+    if not backend.is_gpu:
+        return None
+    xp = backend.xp
+    for _ in range(warmup):
+        f()
+    start, stop = xp.cuda.Event(), xp.cuda.Event()
+    xp.cuda.Device().synchronize()
+    start.record()
+    for _ in range(max(1, reps)):
+        f()
+    stop.record()
+    stop.synchronize()
+    return xp.cuda.get_elapsed_time(start, stop) / 1e3 / max(1, reps)
+
+
 def suitesparse():
     """python-graphblas set to use every CPU core (the peer the cases compare with), or None
     when it is not installed."""
