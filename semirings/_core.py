@@ -225,12 +225,12 @@ class Typed:
         """A semiring's multiply, typed at the semiring's input type."""
         return self.op.multiply[self.type]
 
-    @property
+    @cached_property
     def identity(self):
         """A monoid's identity (a NumPy scalar of this type)."""
         return self.op.identity_of(self.type)
 
-    @property
+    @cached_property
     def terminal(self):
         """A monoid's terminal value, or None."""
         return self.op.terminal_of(self.type)

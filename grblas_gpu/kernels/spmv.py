@@ -119,7 +119,7 @@ class Product(NamedTuple):
 
     @property
     def tout(self):
-        return _memo(self, "tout", lambda: self.semiring.out_type)
+        return self.semiring.out_type
 
     @property
     def reads(self):
@@ -134,9 +134,6 @@ class Product(NamedTuple):
         """('any', None), ('value', terminal) or (None, None): when a fold may stop early.
         fmin/fmax (min and max on floats) have no terminal in SuiteSparse, but -inf/+inf
         absorb them (NaN loses to any number), so a row may stop there too."""
-        return _memo(self, "stop", self._stop)
-
-    def _stop(self):
         mon = self.semiring.monoid
         if mon.op.all_terminal:
             return "any", None
@@ -144,19 +141,6 @@ class Product(NamedTuple):
         if term is None and self.tout.is_float and mon.op.name in ("min", "max"):
             term = self.tout.np_type.type(-np.inf if mon.op.name == "min" else np.inf)
         return ("value", term) if term is not None else (None, None)
-
-
-# facts derived from a Product, worked out once per (semiring, order): the semiring layer's
-# properties build typed views at each access, tens of microseconds of host time a product
-_facts = {}
-
-
-def _memo(prod, what, work_out):
-    key = (prod, what)
-    value = _facts.get(key)
-    if value is None:
-        value = _facts[key] = work_out()
-    return value
 
 
 def vector_width(avg_len):
@@ -417,16 +401,15 @@ spmv_rows(const IA* __restrict__ ptr, const long long* __restrict__ rowlist, con
     }
 }
 
-// one warp per chunk of a long row; a row of one chunk is written directly, the others
-// leave a partial result for spmv_finish
-extern "C" __global__ void __launch_bounds__(256)
-spmv_items(const long long* __restrict__ item_row, const long long* __restrict__ item_begin,
-           const long long* __restrict__ item_end, const unsigned char* __restrict__ item_alone,
-           const long long nitems, Z* __restrict__ part, unsigned char* __restrict__ part_has,
-           OPERANDS) {
-    const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (w >= nitems) return;  // the whole warp
-    const int l = threadIdx.x & 31;
+#define ITEMS const long long* __restrict__ item_row, const long long* __restrict__ item_begin, \
+    const long long* __restrict__ item_end, const unsigned char* __restrict__ item_alone, \
+    const long long nitems, Z* __restrict__ part, unsigned char* __restrict__ part_has
+#define ITEM_ARGS item_row, item_begin, item_end, item_alone, nitems, part, part_has
+#define OPERAND_ARGS idx, ax, a_iso, ux, umap, u_iso, u_full, mmap, mval, nnz, term, out, present
+
+// warp item w (lane l): one chunk of a long row; a row of one chunk is written directly, the
+// others leave a partial result for spmv_finish (every lane of the warp must call this)
+__device__ __forceinline__ void fold_item(const long long w, const int l, ITEMS, OPERANDS) {
     const long long row = item_row[w];
     bool has = false;
     Z acc = (Z)0;
@@ -445,6 +428,14 @@ spmv_items(const long long* __restrict__ item_row, const long long* __restrict__
     }
 }
 
+// one warp per long-row item
+extern "C" __global__ void __launch_bounds__(256)
+spmv_items(ITEMS, OPERANDS) {
+    const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (w >= nitems) return;  // the whole warp
+    fold_item(w, threadIdx.x & 31, ITEM_ARGS, OPERAND_ARGS);
+}
+
 // one block per stretch: the short rows starting in one stretch of STREAM_HALF entries
 // (block_rows). Their entries (at most 2 * STREAM_HALF: a longer row is a warp item, and can
 // only be the last row of its stretch) are read by the whole block with coalesced 16-byte
@@ -454,10 +445,7 @@ spmv_items(const long long* __restrict__ item_row, const long long* __restrict__
 #define STREAM_HALF ${STREAM_HALF}
 #define STREAM_VECS ((2 * STREAM_HALF / 4 + 2 + 255) / 256)  // 16-byte vectors per thread
 extern "C" __global__ void __launch_bounds__(256)
-spmv_stream(const IA* __restrict__ ptr, const long long* __restrict__ block_rows,
-            const long long* __restrict__ item_row, const long long* __restrict__ item_begin,
-            const long long* __restrict__ item_end, const unsigned char* __restrict__ item_alone,
-            const long long nitems, Z* __restrict__ part, unsigned char* __restrict__ part_has,
+spmv_stream(const IA* __restrict__ ptr, const long long* __restrict__ block_rows, ITEMS,
             OPERANDS) {
     typedef typename Word4<sizeof(Z)>::T WZ;  // 4 products (two words for 8-byte Z)
     constexpr int KZ = sizeof(Z) == 8 ? 2 : 1;
@@ -466,23 +454,7 @@ spmv_stream(const IA* __restrict__ ptr, const long long* __restrict__ block_rows
     const long long item_blocks = (nitems + 7) >> 3;
     if (blockIdx.x < item_blocks) {
         const long long w = (long long)blockIdx.x * 8 + (threadIdx.x >> 5);
-        if (w >= nitems) return;  // the whole warp
-        const int l = threadIdx.x & 31;
-        const long long row = item_row[w];
-        bool has = false;
-        Z acc = (Z)0;
-        range_fold<32>(idx, ax, a_iso, ux, umap, u_iso, u_full, (POS)item_begin[w],
-                       (POS)item_end[w], (POS)nnz, term, FULL_MASK, l, has, acc);
-        group_fold<32>(has, acc);
-        if (l == 0) {
-            if (item_alone[w]) {
-                present[row] = has;
-                if (has) out[row] = acc;
-            } else {
-                part_has[w] = has;
-                part[w] = acc;
-            }
-        }
+        if (w < nitems) fold_item(w, threadIdx.x & 31, ITEM_ARGS, OPERAND_ARGS);
         return;
     }
     const long long rb = block_rows[blockIdx.x - item_blocks];
