@@ -24,8 +24,10 @@ transpose); for a directed graph it runs push only unless the advanced entry poi
 
 Cached properties: the out-degree vector (for mf and mu), Sᵀ for pull. The basic entry point
 computes them; :func:`bfs_advanced` takes them as given. The degrees are made full (0 where
-a vertex has no edge) so that mf gathers them at the frontier's entries; pi and v are kept
-in bitmap form, into which each level's frontier is scattered.
+a vertex has no edge) so that mf gathers them at the frontier's entries. q, pi and v are
+kept in bitmap form: a push lists the frontier on the device and leaves its result a bitmap,
+so no operation of a level waits for the device (the direction is named in each product,
+as the engine's own choice would count the frontier).
 
 Results (nvGRAPH's): dense backend int32 arrays of length n; distances[source] = 0,
 2**31 - 1 where unreachable; predecessors[source] = -1, -1 where unreachable.
@@ -97,69 +99,131 @@ def bfs_advanced(S, source, *, AT, out_degree, alpha=None, beta=None, trace=None
 
 def _bfs(S, AT, out_degree, source, alpha, beta, trace):
     n = S.nrows
-    itype = index_type(n)
-    # pi and v fill up level by level: bitmap form, into which each frontier is scattered
-    pi = gg.Vector.from_coo([source], [-1], size=n, dtype=itype).set_format("dense")
-    v = gg.Vector.from_coo([source], [0], size=n, dtype=itype).set_format("dense")
-    q = gg.Vector.from_coo([source], [source], size=n, dtype=itype)
-    t = gg.Vector(gg.INT64, n)
-    deg = gg.Vector(gg.INT64, n)
-    # deg(:) = 0 ;  deg⟨out_degree.S⟩ = out_degree   (full: the frontier gathers from it)
-    gg.assign(deg, 0, gg.ALL)
-    gg.assign(deg, out_degree, gg.ALL, mask=out_degree.S)
-    any_first, any_second = semirings.any_first, semirings.any_second
+    ws = _workspace(S, AT, out_degree)
+    ws.start(source)
     push, growing, level = True, True, 0
-    mu = S.nvals                       # edges not yet explored
-    mf = _frontier_edges(t, q, deg)    # edges out of the frontier
-    nf = 1
+    mu = S.nvals                     # edges not yet explored
+    mf = _read(ws.deg, source)       # edges out of the frontier
+    nf = 1                           # vertices in the frontier
     while True:
         level += 1
-        if AT is not None:             # Beamer's state machine (nvGRAPH bfs.cu)
+        if AT is not None:           # Beamer's state machine (nvGRAPH bfs.cu)
             if push and mf > mu / alpha:
-                push, nf = False, q.nvals
+                push, nf = False, ws.q.nvals
             elif not push and not growing and nf < n / beta:
                 push = True
-                mf = _frontier_edges(t, q, deg)
-                # t⟨¬pi.S, replace⟩ = deg   (the edges of unvisited vertices)
-                gg.apply(t, deg, semirings.unary.identity, mask=~pi.S, desc=REPLACE)
-                # mu = Σ t + mf   (and the frontier's, about to be explored)
-                mu = int(gg.reduce_scalar(t, semirings.monoid.plus)) + mf
+                mf = _read(ws.mf)
+                # t⟨¬pi.S, replace⟩ = deg ;  mu = Σ t + mf   (the unvisited vertices' edges,
+                # and the frontier's, about to be explored)
+                gg.apply(ws.t, ws.deg, semirings.unary.identity, mask=~ws.pi.S, desc=REPLACE)
+                mu = int(gg.reduce_scalar(ws.t, semirings.monoid.plus)) + mf
         if push:
-            # q⟨¬pi.S, replace⟩ = q any.first S
-            gg.vxm(q, q, S, any_first, mask=~pi.S, desc=REPLACE)
+            ws.push_level()
             mu -= mf
-        else:
-            # q⟨¬pi.S, replace⟩ = Sᵀ any.second q
-            gg.mxv(q, AT, q, any_second, mask=~pi.S, desc=REPLACE)
-        # pi⟨q.S⟩ = q   (pi += q: the frontier's values are the parents)
-        gg.apply(pi, q, semirings.unary.identity, accum=semirings.binary.second)
-        # v⟨q.S⟩ = level
-        gg.apply(v, q, semirings.binary.second, right=level, accum=semirings.binary.second)
-        # q(i) = i
-        gg.apply(q, q, indexunary.rowindex, thunk=0)
-        if push:                       # the one read: mf (0: nothing left to explore)
-            mf = _frontier_edges(t, q, deg)
+            mf = _read(ws.mf)        # the one read: no edges out of the frontier, nothing left
             done = mf == 0
-        else:                          # the one read: nf
-            nf, old = q.nvals, nf
+        else:
+            ws.pull_level()
+            nf, old = ws.q.nvals, nf  # the one read: an empty frontier
             growing, done = nf > old, nf == 0
-        if trace is not None:          # a trace may cost a read more: the frontier's size
+        if trace is not None:        # a trace may cost a read more: the frontier's size
             emit(trace, iteration=level, direction="push" if push else "pull",
-                 frontier=nf if not push else q.nvals, edges=mf if push else None,
+                 frontier=ws.q.nvals if push else nf, edges=mf if push else None,
                  unexplored=mu if push else None)
         if done:
             break
-    dist = v.to_dense(fill=UNREACHED, device=True)
-    pred = pi.to_dense(fill=-1, device=True)
-    return dist, pred
+    return ws.results()
 
 
-def _frontier_edges(t, q, deg):
-    """mf = Σ deg(i) over the frontier (one device read)."""
-    # t⟨replace⟩ = q .second deg
-    gg.ewise_mult(t, q, deg, semirings.binary.second, desc=REPLACE)
-    # mf = Σ t
-    return int(gg.reduce_scalar(t, semirings.monoid.plus))
+class _Workspace:
+    """A BFS's vectors on one graph, and its two kinds of level as gg.Replay steps: on the
+    GPU each is recorded as a CUDA graph on its second run, and later levels (and later
+    searches on the same graph) replay it with one launch. A level's frontier is a bitmap
+    whatever its size, listed on the device by the push, so both steps are fixed sequences
+    of kernels.
+
+    v cannot be set to the level number (a recorded step repeats its scalars), so it counts
+    levels instead: each level adds 1 to every vertex not yet reached, and a vertex reached
+    at level k has been counted k times."""
+
+    def __init__(self, S, AT, out_degree):
+        n = S.nrows
+        itype = index_type(n)
+        self.inputs = (AT, out_degree, _content(AT), _content(out_degree))
+        self.q, self.pi, self.v = (gg.Vector(itype, n) for _ in range(3))
+        # v(:) = 0   (full and dense, as a level leaves it)
+        gg.assign(self.v, 0, gg.ALL)
+        self.v.set_format("dense")
+        self.t, self.deg = gg.Vector(gg.INT64, n), gg.Vector(gg.INT64, n)
+        self.mf = gg.Vector(gg.INT64, 1)
+        # deg(:) = 0 ;  deg⟨out_degree.S⟩ = out_degree   (full: the frontier gathers from it)
+        gg.assign(self.deg, 0, gg.ALL)
+        gg.assign(self.deg, out_degree, gg.ALL, mask=out_degree.S)
+        self.push_level = gg.Replay(lambda: self._level(S, "push"))
+        self.pull_level = gg.Replay(lambda: self._level(AT, "pull"))
+
+    def made_from(self, AT, out_degree):
+        at, deg, at_arrays, deg_arrays = self.inputs
+        return (at is AT and deg is out_degree and _same(at_arrays, _content(AT))
+                and _same(deg_arrays, _content(out_degree)))
+
+    def start(self, source):
+        q, pi, v = self.q, self.pi, self.v
+        # pi = {source: -1} ;  q = {source: source}   (bitmaps, as a level leaves them)
+        for x, value in ((pi, -1), (q, source)):
+            x.clear()
+            x[source] = value
+        # v = v .* 0   (v(:) = 0: v is full)
+        gg.apply(v, v, semirings.binary.times, right=0)
+
+    def _level(self, B, direction):
+        q, pi, v, t = self.q, self.pi, self.v, self.t
+        # v⟨¬pi.S⟩ += 1
+        gg.apply(v, v, semirings.binary.plus, right=1, mask=~pi.S)
+        if direction == "push":
+            # q⟨¬pi.S, replace⟩ = q any.first S
+            gg.vxm(q, q, B, semirings.any_first, mask=~pi.S, desc=REPLACE, direction="push")
+        else:
+            # q⟨¬pi.S, replace⟩ = Sᵀ any.second q
+            gg.mxv(q, B, q, semirings.any_second, mask=~pi.S, desc=REPLACE, direction="pull")
+        # pi⟨q.S⟩ = q   (pi += q: the frontier's values are the parents)
+        gg.apply(pi, q, semirings.unary.identity, accum=semirings.binary.second)
+        # q(i) = i
+        gg.apply(q, q, indexunary.rowindex, thunk=0)
+        # t⟨replace⟩ = q .second deg ;  mf = Σ t   (left on the device)
+        gg.ewise_mult(t, q, self.deg, semirings.binary.second, desc=REPLACE)
+        gg.reduce_scalar(t, semirings.monoid.plus, out=self.mf)
+
+    def results(self):
+        n = self.v.size
+        dist = gg.Vector(self.v.dtype, n)
+        # dist⟨pi.S⟩ = v
+        gg.apply(dist, self.v, semirings.unary.identity, mask=self.pi.S)
+        return dist.to_dense(fill=UNREACHED, device=True), self.pi.to_dense(fill=-1, device=True)
+
+
+def _workspace(S, AT, out_degree):
+    """The workspace kept with S, made again when AT or out_degree is another object or has
+    been given new content since (its recordings read their arrays)."""
+    kept = S.memo("algorithms.bfs", dict)
+    ws = kept.get("workspace")
+    if ws is None or not ws.made_from(AT, out_degree):
+        ws = kept["workspace"] = _Workspace(S, AT, out_degree)
+    return ws
+
+
+def _content(x):
+    return () if x is None else gg.replay.content(x)
+
+
+def _same(arrays, others):
+    return len(arrays) == len(others) and all(a is b for a, b in zip(arrays, others))
+
+
+def _read(x, i=0):
+    """x(i) as a Python int (0 where x has no entry): one read from the device."""
+    value = x[i]
+    return 0 if value is None else int(value)
 
 
 def _pattern(A, edge_mask, itype):

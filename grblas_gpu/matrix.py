@@ -56,6 +56,7 @@ class Matrix(MaskableMixin):
     _FIELDS = ("_nrows", "_ncols", "_dtype", "_indptr", "_indices", "_values", "_iso",
                "_cache", "_stage")
     _REPORTS_READS = False  # read everywhere through its arrays: a recording copies it back
+    _FORMS_CACHED = False   # _values None means iso, not a form left unmade
 
     def _snapshot(self):
         """The state, or None while the object is being built."""
@@ -82,6 +83,14 @@ class Matrix(MaskableMixin):
         """Called before a derived form is added to _cache (see _FIELDS)."""
         replay.note(self)
         return self._cache
+
+    def memo(self, key, make):
+        """``make()``, made once for this matrix's content and kept with it (dropped when the
+        matrix changes): what an algorithm derives from a graph and reuses from call to call,
+        like LAGraph's cached graph properties."""
+        if key not in self._cache:
+            self._caching()[key] = make()
+        return self._cache[key]
 
     @classmethod
     def _from_csr(cls, nrows, ncols, dtype, indptr, indices, values, iso=None):

@@ -19,14 +19,19 @@ nvals of an uncounted result, to_dense to the host). The objects fn writes (foun
 first call) get private arrays before the recording, and each replay ends by copying its
 results into them (a device copy per array, recorded with the rest): what fn reads at its
 start is what the previous call left. (A Vector that fn writes before reading it is
-scratch: it keeps the arrays the recording writes, and costs no copy.) Those arrays are
-rewritten in place by every replay, and operations may share an input's arrays with their
-output: between calls, code outside fn must not write those objects, and should read them
-through ``dup()`` or ``to_dense()`` (which copy) to keep a value past the next call.
+scratch: it keeps the arrays the recording writes, and costs no copy.) An object given new
+content between calls (by an operation outside fn, or by another Replay sharing it) holds
+other arrays than the private ones: a replay first copies that content into them, so two
+recordings may take turns on the same objects (a BFS's push and pull steps). The private
+arrays are rewritten in place by every replay, and operations may share an input's arrays
+with their output: read results through ``dup()`` or ``to_dense()`` (which copy) to keep a
+value past the next call.
 
 When recording fails (fn reads the device, or changes an object's shape or form), every
 object fn changed is put back as it was, fn runs normally, and so does every later call
-(``why_not_recorded`` says why). On the NumPy backend fn simply runs on every call.
+(``why_not_recorded`` says why). A call finding an object in another shape or form than the
+recording's runs fn normally (``plain_calls`` counts them). On the NumPy backend fn simply
+runs on every call.
 
 Objects report their changes through :func:`note` (Vector._set, Matrix._set and the lazily
 built forms call it): while a recording is under way the first change of each object saves
@@ -36,7 +41,7 @@ import weakref
 
 from . import backend
 
-__all__ = ["Replay", "note", "read"]
+__all__ = ["Replay", "note", "read", "content"]
 
 _journal = None  # the _Journal of the recording under way, else None
 
@@ -52,6 +57,13 @@ def read(obj):
     carries a value from call to call (the others are scratch, written before read)."""
     if _journal is not None and id(obj) not in _journal.saved:
         _journal.read_first.add(id(obj))
+
+
+def content(obj):
+    """The arrays holding a Matrix's or Vector's content now: equal (element by element,
+    ``is``) to an earlier result while the object has not been given new content, which is
+    what a recording that reads obj relies on."""
+    return tuple(obj._arrays(obj._snapshot()))
 
 
 class _Journal:
@@ -87,6 +99,8 @@ class Replay:
         self._graph = None
         self._kept = None     # the recording's arrays and memory pool, alive as long as it is
         self._states = None   # [(object, its state after each replay)]
+        self._carried = None  # [(object, the private arrays the recording reads)]
+        self.plain_calls = 0  # calls run normally after recording (an object changed form)
 
     @property
     def recorded(self):
@@ -95,6 +109,10 @@ class Replay:
     def __call__(self):
         self.calls += 1
         if self._graph is not None:
+            if not self._copy_in():
+                self.plain_calls += 1
+                self.fn()
+                return
             self._graph.launch(backend.xp.cuda.get_current_stream())
             for obj, state in self._states:  # forms built outside fn since are stale now
                 obj._restore(state)
@@ -148,10 +166,28 @@ class Replay:
         self._states = [(obj, obj._with_arrays(obj._snapshot(), obj._arrays(before))
                          if journal.carried(obj) else obj._snapshot())
                         for obj, before in journal.changed()]
+        self._carried = [(obj, obj._arrays(before)) for obj, before in journal.changed()
+                         if journal.carried(obj)]
         self._graph, self._kept = graph, (pool, [new for _, new in copies])
         graph.launch(cp.cuda.get_current_stream())
         for obj, state in self._states:
             obj._restore(state)
+
+
+    def _copy_in(self):
+        """Copy into the private arrays the content that objects were given since the last
+        replay; False (nothing copied) when one changed shape or form."""
+        pairs = []
+        for obj, private in self._carried:
+            for new, old in zip(obj._arrays(obj._snapshot()), private):
+                if new is old or (old is None and obj._FORMS_CACHED):
+                    continue  # (a Vector's other form, made since, holds the same content)
+                if new is None or old is None or new.shape != old.shape or new.dtype != old.dtype:
+                    return False
+                pairs.append((old, new))
+        for old, new in pairs:
+            old.data.copy_from_device_async(new.data, new.nbytes)
+        return True
 
 
 def _journaled(fn):

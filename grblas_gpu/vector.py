@@ -79,6 +79,7 @@ class Vector(MaskableMixin):
     # the whole state, for a Replay recording (grblas_gpu.replay); reads call replay.read
     _FIELDS = ("_size", "_dtype", "_sp", "_dn", "_nvals", "_iso", "_stage")
     _REPORTS_READS = True
+    _FORMS_CACHED = True  # either form may be made from the other and kept beside it
 
     def _snapshot(self):
         """The state, or None while the object is being built."""
@@ -283,7 +284,10 @@ class Vector(MaskableMixin):
             return
         i = self._element_key(i)
         value = cast_scalar(value, self._dtype)
-        values, bitmap = (a.copy() for a in self._dense_form())
+        had_dense = self._dn is not None
+        values, bitmap = self._dense_form()
+        if had_dense:  # shared with whoever holds this content; a form made just now is not
+            values, bitmap = values.copy(), bitmap.copy()
         values[i] = value
         bitmap[i] = True
         self._swap_in(Vector._from_dense(self._size, self._dtype, values, bitmap))

@@ -100,6 +100,39 @@ def test_rmat_undirected_graph500(seed):
                for f in figures)
 
 
+def test_repeated_searches_on_one_graph_reuse_the_workspace():
+    """bfs_advanced keeps its vectors and recorded level steps with S: later searches from
+    other sources (replayed steps on the GPU), interleaved with a change of out_degree's
+    content and of S itself (each makes the workspace again), give the right trees."""
+    A = generate.rmat(10, seed=3)
+    S = scipy_of(A)
+    P = gg.apply(gg.Matrix(gg.INT32, A.nrows, A.ncols), A, "one")
+    deg = gg.reduce_rowwise(gg.Vector(gg.INT64, A.nrows), P, "plus")
+    degrees = np.diff(S.indptr)
+    sources = [int(s) for s in np.argsort(-degrees)[:4]] + [int(np.nonzero(degrees)[0][-1])]
+    for k, source in enumerate(sources * 2):
+        if k == 6:  # new content for out_degree (same values): the workspace is made again
+            deg = gg.reduce_rowwise(deg, P, "plus")
+        dist, pred = bfs_advanced(P, source, AT=P, out_degree=deg)
+        np.testing.assert_array_equal(host(dist), reference_levels(S, source))
+        check_graph500(S, source, host(dist), host(pred))
+    ws = P.memo("algorithms.bfs", dict)["workspace"]
+    if backend.is_gpu:
+        assert ws.push_level.recorded and ws.pull_level.recorded
+        assert ws.push_level.plain_calls == 0 and ws.pull_level.plain_calls == 0
+    # S changed: its memo is gone, and the search runs on the new graph
+    keep = host(A.to_coo()[0]) != 0
+    rows, cols, _ = A.to_coo()
+    B = gg.Matrix.from_coo(rows[keep], cols[keep], 1, nrows=A.nrows, ncols=A.ncols,
+                           dtype=gg.INT32)
+    gg.apply(P, B, "one")
+    deg2 = gg.reduce_rowwise(gg.Vector(gg.INT64, A.nrows), P, "plus")
+    S2 = scipy_of(B)
+    dist, pred = bfs_advanced(P, sources[1], out_degree=deg2, AT=None)
+    np.testing.assert_array_equal(host(dist), reference_levels(S2, sources[1]))
+    check_graph500(S2, sources[1], host(dist), host(pred))
+
+
 def test_directed_push_only_and_pull_with_transpose():
     A = generate.rmat(9, seed=5, symmetric=False)
     S = scipy_of(A)

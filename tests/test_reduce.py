@@ -214,3 +214,33 @@ def test_any_reduces_to_one_of_the_values(dense):
     A = gg.Matrix.from_coo(idx % 50, idx // 50, vals, nrows=50, ncols=200)
     assert int(gg.reduce_scalar(A, "any")) in set(vals.tolist())
     assert gg.reduce_scalar(gg.Vector(gg.INT64, 10), "any") == 0   # no entries: the identity
+
+
+@pytest.mark.parametrize("form", ["sparse", "dense"])
+@pytest.mark.parametrize("dtype, monoid", [("INT64", "plus"), ("FP64", "max"), ("INT32", "min"),
+                                           ("BOOL", "lor")])
+def test_reduce_into_a_device_scalar(form, dtype, monoid):
+    """reduce_scalar(out=s): s(0) = ⊕ u on the device (GrB_reduce into a GrB_Scalar): the
+    same value as the host result and SuiteSparse's, no entry for an empty u, accum."""
+    gb = pytest.importorskip("graphblas")
+    rng = np.random.default_rng(4)
+    n = 5000
+    idx = np.sort(rng.choice(n, 1200, replace=False))
+    npt = gg.lookup_dtype(dtype).np_type
+    vals = (rng.integers(0, 2, len(idx)) if npt.kind == "b" else rng.integers(-50, 50, len(idx)))
+    u = gg.Vector.from_coo(idx, vals.astype(npt), size=n, dtype=dtype).set_format(form)
+    s = gg.Vector(dtype, 1)
+    assert gg.reduce_scalar(u, monoid, out=s) is s
+    expected = getattr(gb.monoid, monoid)[dtype]
+    ref = u.to_graphblas().reduce(expected).new().value
+    assert s.nvals == 1 and s[0] == ref == gg.reduce_scalar(u, monoid)
+    # accum: s(0) = s(0) ⊕ (⊕ u)
+    gg.reduce_scalar(u, monoid, out=s, accum=monoid)
+    assert s[0] == gg.reduce_scalar(gg.Vector.from_coo([0, 1], [ref, ref], size=2, dtype=dtype),
+                                    monoid)
+    empty = gg.Vector(dtype, n).set_format(form)
+    s2 = gg.Vector(dtype, 1)
+    gg.reduce_scalar(empty, monoid, out=s2)
+    assert s2.nvals == 0
+    with pytest.raises(gg.errors.DimensionMismatch):
+        gg.reduce_scalar(u, monoid, out=gg.Vector(dtype, 2))

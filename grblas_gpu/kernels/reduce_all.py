@@ -65,18 +65,23 @@ extern "C" __global__ void reduce_blocks(const T* __restrict__ vals,
 """
 
 
-def reduce_all(values, present, monoid, dtype):
-    """⊕ over ``values`` (already of ``dtype``) where ``present`` (None: everywhere)."""
+def reduce_all(values, present, monoid, dtype, *, on_device=False):
+    """⊕ over ``values`` (already of ``dtype``) where ``present`` (None: everywhere). With
+    ``on_device``: (value, has) as 1-element arrays left where they are (has: some value was
+    present), for a result that stays on the device."""
     identity = monoid.identity_of(dtype)
     if backend.is_gpu:
-        return _reduce_cuda(values, present, monoid, dtype, identity)
+        return _reduce_cuda(values, present, monoid, dtype, identity, on_device)
     x = values if present is None else values[present]
+    if on_device:
+        z = reduce_all(x, None, monoid, dtype)
+        return np.full(1, z, dtype=dtype.np_type), np.full(1, len(x) > 0)
     if len(x) == 0:
         return identity
     # one segment: the ufunc's reduce where the monoid has one, else a pairwise tree
     return dtype.np_type.type(segment_reduce(x, np.zeros(1, dtype=np.int64), monoid, dtype)[0])
 
-def _reduce_cuda(values, present, monoid, dtype, identity):
+def _reduce_cuda(values, present, monoid, dtype, identity, on_device):
     key = KernelKey("reduce_all", "blocks", (monoid.name,), (dtype.name,))
     src = Template(_SOURCE).substitute(T=dtype.c_type, EXPR=monoid.c(dtype), THREADS=THREADS)
     kernel = get_kernel(key, lambda: src, "reduce_blocks")
@@ -86,10 +91,12 @@ def _reduce_cuda(values, present, monoid, dtype, identity):
     flags = present if present is not None else has  # unread when has_present is 0
     kernel((blocks,), (THREADS,), (values, flags, np.int32(present is not None), np.int64(n),
                                    identity, partial, has))
-    if blocks > 1:
+    if blocks > 1 or on_device:
         out, out_has = xp.empty(1, dtype=values.dtype), xp.empty(1, dtype=bool)
         kernel((1,), (THREADS,), (partial, has, np.int32(1), np.int64(blocks), identity, out,
                                   out_has))
         partial, has = out, out_has
+    if on_device:
+        return partial, has
     # nothing present: the identity (the kernel's value then is the identity too)
     return dtype.np_type.type(backend.to_host(partial)[0])

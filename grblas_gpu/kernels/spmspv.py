@@ -35,7 +35,6 @@ xp = backend.xp
 
 __all__ = ["push", "native_atomic"]
 
-BLOCKS_PER_SM = 16  # resident blocks per multiprocessor for the grid-stride edge loop
 probe = None  # a list to time the stages: (name, CUDA event) recorded after each (benchmarks)
 
 
@@ -106,6 +105,44 @@ __device__ __forceinline__ void combine(Z* slot, Z v, Z term) {
 }
 
 typedef ${FI} FI;  // u's index type
+// u held as a bitmap: its entries are listed on the device (spmspv_compact), in no order,
+// and their count stays there; u's values are read at the vertex, not at the list position
+#define U_BITMAP ${U_BITMAP}
+#if U_BITMAP
+#define FRONTIER_COUNT (*nf_dev)
+#define U_AT(f) fidx[f]
+#else
+#define FRONTIER_COUNT nf_arg
+#define U_AT(f) (f)
+#endif
+
+// fidx[0 .. *count) = the positions k < n where bitmap[k]: one atomic per block reserves
+// the block's stretch of the list, warp ballots place each entry in it
+extern "C" __global__ void __launch_bounds__(1024)
+spmspv_compact(const unsigned char* __restrict__ bitmap, const long long n,
+               FI* __restrict__ fidx, unsigned long long* __restrict__ count) {
+    __shared__ int warp_base[32];
+    __shared__ unsigned long long block_base;
+    const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
+    const long long k = (long long)blockIdx.x * 1024 + threadIdx.x;
+    const bool set = k < n && bitmap[k];
+    const unsigned int ballot = __ballot_sync(FULL_MASK, set);
+    if (lane == 0) warp_base[wid] = __popc(ballot);
+    __syncthreads();
+    if (wid == 0) {
+        const int c = warp_base[lane];
+        int inc = c;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const int o = __shfl_up_sync(FULL_MASK, inc, d);
+            if (lane >= d) inc += o;
+        }
+        warp_base[lane] = inc - c;
+        if (lane == 31) block_base = inc ? atomicAdd(count, (unsigned long long)inc) : 0ull;
+    }
+    __syncthreads();
+    if (set) fidx[block_base + warp_base[wid] + __popc(ballot & ((1u << lane) - 1u))] = (FI)k;
+}
 
 // inclusive scan of one value per thread over a block of 1024 threads (warp shuffles, then
 // the 32 warp totals); warp_tot: 32 shared slots
@@ -133,9 +170,12 @@ __device__ __forceinline__ long long block_inclusive_scan(long long v, long long
 // block adds the totals of the blocks before it
 
 extern "C" __global__ void __launch_bounds__(1024)
-spmspv_scan_blocks(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long long nf,
+spmspv_scan_blocks(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long long nf_arg,
+                   const unsigned long long* __restrict__ nf_dev,
                    long long* __restrict__ offsets, long long* __restrict__ block_sums) {
     __shared__ long long warp_tot[32];
+    const long long nf = (long long)FRONTIER_COUNT;
+    if ((long long)blockIdx.x * 1024 >= nf && blockIdx.x > 0) return;  // past a device count
     const long long f = (long long)blockIdx.x * 1024 + threadIdx.x;
     long long len = 0;
     if (f < nf) {
@@ -149,10 +189,12 @@ spmspv_scan_blocks(const IA* __restrict__ ptr, const FI* __restrict__ fidx, cons
 }
 
 extern "C" __global__ void __launch_bounds__(1024)
-spmspv_scan_carry(const long long nf, const long long* __restrict__ block_sums,
-                  long long* __restrict__ offsets) {
+spmspv_scan_carry(const long long nf_arg, const unsigned long long* __restrict__ nf_dev,
+                  const long long* __restrict__ block_sums, long long* __restrict__ offsets) {
     __shared__ long long warp_tot[32];
+    const long long nf = (long long)FRONTIER_COUNT;
     const long long b = (long long)blockIdx.x + 1;  // block 0 of the scan has no carry
+    if (b * 1024 >= nf) return;
     long long v = 0;
     for (long long t = threadIdx.x; t < b; t += 1024) v += block_sums[t];
     v = block_inclusive_scan(v, warp_tot);
@@ -167,9 +209,10 @@ spmspv_scan_carry(const long long nf, const long long* __restrict__ block_sums,
 extern "C" __global__ void __launch_bounds__(256)
 spmspv_edges(const IA* __restrict__ ptr, const IA* __restrict__ idx, const TA* __restrict__ ax,
              const TA a_iso, const FI* __restrict__ fidx, const TU* __restrict__ fval,
-             const TU u_iso, const long long* __restrict__ offsets, const long long nf,
-             const unsigned char* __restrict__ mmap, const TM* __restrict__ mval, const Z term,
+             const TU u_iso, const long long* __restrict__ offsets, const long long nf_arg,
+             const unsigned long long* __restrict__ nf_dev, const unsigned char* __restrict__ mmap, const TM* __restrict__ mval, const Z term,
              Z* __restrict__ ws, unsigned char* __restrict__ present) {
+    const long long nf = (long long)FRONTIER_COUNT;
     const long long total = offsets[nf];
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
@@ -187,7 +230,7 @@ spmspv_edges(const IA* __restrict__ ptr, const IA* __restrict__ idx, const TA* _
         const X a = cast_a(a_iso);
 #endif
 #if READ_U
-        const X x = cast_u(fval[lo]);
+        const X x = cast_u(fval[U_AT(lo)]);
 #else
         const X x = cast_u(u_iso);
 #endif
@@ -210,21 +253,9 @@ def _combine_kind(prod):
     return 3, None
 
 
-_sm_counts = {}
-
-
-def _sm_count():
-    """Multiprocessors of the current device (memoised: Device.attributes queries them all)."""
-    dev = xp.cuda.Device().id
-    if dev not in _sm_counts:
-        _sm_counts[dev] = xp.cuda.runtime.deviceGetAttribute(
-            xp.cuda.runtime.cudaDevAttrMultiProcessorCount, dev)
-    return _sm_counts[dev]
-
-
 def _push_cuda(B, u, prod, mask, nout):
     tout = prod.tout
-    nf = len(u.indices)
+    bitmap_u = isinstance(u, spmv.DenseOperand)
     read_a, read_u = B.values is not None, u.values is not None
     kind, native = _combine_kind(prod)
     _mark("start")
@@ -233,42 +264,59 @@ def _push_cuda(B, u, prod, mask, nout):
         ws = xp.empty(nout, dtype=tout.np_type)
     else:
         ws = xp.full(nout, fold_start(prod.semiring.monoid, tout), dtype=tout.np_type)
+    if bitmap_u:
+        # listed on the device, counted there: nothing is read back (a BFS level stays
+        # asynchronous); the list has room for every position
+        nf = len(u.bitmap)
+        fidx = xp.empty(nf, dtype=np.int32 if nf < 2**31 else np.int64)
+    else:
+        nf = len(u.indices)
+        fidx = u.indices
     if nf == 0 or nout == 0:
         return _finish(ws, present, 0, nout)
-    fidx = u.indices
     key = spmv.kernel_key("spmspv", "push_edges", prod, B.dtype, u.dtype, B.idx.dtype, mask,
                           read_a, read_u, extra=(("combine", str(kind)),
-                                                 ("frontier", fidx.dtype.name)))
+                                                 ("frontier", fidx.dtype.name),
+                                                 ("u", "bitmap" if bitmap_u else "sparse")))
 
     def build():
         atomic, atomic_t = native or ("", "")
         return spmv.operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u) + \
             Template(_PUSH).substitute(COMBINE=kind, ATOMIC=atomic, ATOMIC_T=atomic_t,
                                        SMALL=int(tout.np_type.itemsize < 4),
-                                       FI=spmv.c_index(fidx.dtype))
+                                       FI=spmv.c_index(fidx.dtype), U_BITMAP=int(bitmap_u))
 
     mod = get_kernel(key, build, "spmspv", module=True)
+    d = spmv.dummy()
+    count = d
+    if bitmap_u:
+        count = xp.zeros(1, dtype=np.uint64)
+        mod.get_function("spmspv_compact")((-(-nf // 1024),), (1024,),
+                                           (u.bitmap, np.int64(nf), fidx, count))
     _mark("workspace")
     offsets = xp.empty(nf + 1, dtype=np.int64)
     nblocks = -(-nf // 1024)
     block_sums = xp.empty(nblocks, dtype=np.int64)
     mod.get_function("spmspv_scan_blocks")((nblocks,), (1024,),
-                                           (B.ptr, fidx, np.int64(nf), offsets, block_sums))
+                                           (B.ptr, fidx, np.int64(nf), count, offsets, block_sums))
     if nblocks > 1:
         mod.get_function("spmspv_scan_carry")((nblocks - 1,), (1024,),
-                                              (np.int64(nf), block_sums, offsets))
+                                              (np.int64(nf), count, block_sums, offsets))
     _mark("offsets")
-    avg = len(B.idx) / max(len(B.ptr) - 1, 1)
-    est = nf * avg  # expected gathered entries; the grid-stride loop covers any excess
-    blocks = int(min(max(1, -(-int(est) // spmv.THREADS)), _sm_count() * BLOCKS_PER_SM))
+    if bitmap_u:  # the count is on the device: a full grid, which the edge loop strides
+        blocks = spmv.strided_grid(nout * spmv.THREADS)[0]
+        est = nout  # the result stays a bitmap
+    else:
+        avg = len(B.idx) / max(len(B.ptr) - 1, 1)
+        est = nf * avg  # expected gathered entries; the grid-stride loop covers any excess
+        blocks = spmv.strided_grid(est)[0]
     _, term = prod.stop
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
-    d = spmv.dummy()
     mod.get_function("spmspv_edges")(
         (blocks,), (spmv.THREADS,),
         (B.ptr, B.idx, B.values if read_a else d, spmv.scalar_arg(B.iso, B.dtype), fidx,
          u.values if read_u else d, spmv.scalar_arg(u.iso, u.dtype), offsets, np.int64(nf),
-         mask.bitmap if mask is not None else d,
+         count, mask.bitmap if mask is not None else d,
          mask.values if (mask is not None and mask.values is not None) else d,
          term, ws, present))
     _mark("edges")
@@ -284,6 +332,9 @@ def _finish(ws, present, est_touched, nout):
 
 
 def _push_numpy(B, u, prod, mask, nout):
+    if isinstance(u, spmv.DenseOperand):
+        idx = xp.nonzero(u.bitmap)[0]
+        u = spmv.SparseOperand(idx, None if u.values is None else u.values[idx], u.iso, u.dtype)
     pos, owner = spmv.expand(B.ptr, u.indices.astype(np.int64, copy=False))
     i = B.idx[pos].astype(np.int64)
     if mask is not None:
@@ -298,7 +349,9 @@ def _push_numpy(B, u, prod, mask, nout):
 
 
 def push(B, u, prod, mask=None, nout=None):
-    """T = B ⊕.⊗ u over the columns u names; ``nout`` = T's size (B's row count).
+    """T = B ⊕.⊗ u over the columns u names; ``nout`` = T's size (B's row count). u is a
+    SparseOperand, or a DenseOperand (a bitmap: on the GPU its entries are listed and counted
+    on the device, and T is left dense, so nothing is read back to the host).
     Returns ('dense', values, bitmap) or ('sparse', indices, values)."""
     if backend.is_gpu:
         return _push_cuda(B, u, prod, mask, nout)

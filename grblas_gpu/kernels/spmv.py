@@ -370,34 +370,40 @@ __device__ __forceinline__ void group_fold(bool& has, Z& acc) {
     const int u_full, const unsigned char* __restrict__ mmap, const TM* __restrict__ mval, \
     const long long nnz, const Z term, Z* __restrict__ out, unsigned char* __restrict__ present
 
-// V lanes per row; rows with more than short_max entries are left to spmv_items
+// V lanes per row; rows with more than short_max entries are left to spmv_items. A grid of
+// a few blocks per multiprocessor strides over the rows (a block per 256 / V rows spent more
+// time being scheduled than working where the mask excludes most rows)
 extern "C" __global__ void __launch_bounds__(256)
 spmv_rows(const IA* __restrict__ ptr, const long long* __restrict__ rowlist, const int use_rowlist,
           const long long nwork, const long long short_max, OPERANDS) {
     const int lane = threadIdx.x & 31;
     const int l = lane & (V - 1);
     const unsigned gmask = (V == 32) ? FULL_MASK : (((1u << (V & 31)) - 1u) << (lane & ~(V - 1)));
-    const long long g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / V;
-    long long row = -1;
-    POS s = 0, e = 0;
-    if (g < nwork) {
-        row = use_rowlist ? rowlist[g] : g;
-        if (!allowed(mmap, mval, row)) {
-            if (l == 0) present[row] = 0;
-            row = -1;
-        } else {
-            s = (POS)ptr[row];
-            e = (POS)ptr[row + 1];
-            if (e - s > short_max) { row = -1; s = e = 0; }
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long t0 = (long long)blockIdx.x * blockDim.x; t0 < nwork * V; t0 += stride) {
+        const long long g = (t0 + threadIdx.x) / V;  // (the loop bound is the same for a block)
+        long long row = -1;
+        POS s = 0, e = 0;
+        if (g < nwork) {
+            row = use_rowlist ? rowlist[g] : g;
+            if (!allowed(mmap, mval, row)) {
+                if (l == 0) present[row] = 0;
+                row = -1;
+            } else {
+                s = (POS)ptr[row];
+                e = (POS)ptr[row + 1];
+                if (e - s > short_max) { row = -1; s = e = 0; }
+            }
         }
-    }
-    bool has = false;
-    Z acc = (Z)0;
-    range_fold<V>(idx, ax, a_iso, ux, umap, u_iso, u_full, s, e, nnz, term, gmask, l, has, acc);
-    group_fold<V>(has, acc);
-    if (row >= 0 && l == 0) {
-        present[row] = has;
-        if (has) out[row] = acc;
+        bool has = false;
+        Z acc = (Z)0;
+        range_fold<V>(idx, ax, a_iso, ux, umap, u_iso, u_full, s, e, nnz, term, gmask, l, has,
+                      acc);
+        group_fold<V>(has, acc);
+        if (row >= 0 && l == 0) {
+            present[row] = has;
+            if (has) out[row] = acc;
+        }
     }
 }
 
@@ -428,12 +434,13 @@ __device__ __forceinline__ void fold_item(const long long w, const int l, ITEMS,
     }
 }
 
-// one warp per long-row item
+// one warp per long-row item, a grid of a few blocks per multiprocessor striding over them
 extern "C" __global__ void __launch_bounds__(256)
 spmv_items(ITEMS, OPERANDS) {
-    const long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (w >= nitems) return;  // the whole warp
-    fold_item(w, threadIdx.x & 31, ITEM_ARGS, OPERAND_ARGS);
+    const long long warps = ((long long)gridDim.x * blockDim.x) >> 5;
+    for (long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; w < nitems;
+         w += warps)  // (the same for every lane of a warp)
+        fold_item(w, threadIdx.x & 31, ITEM_ARGS, OPERAND_ARGS);
 }
 
 // one block per stretch: the short rows starting in one stretch of STREAM_HALF entries
@@ -676,6 +683,26 @@ def grid(threads_needed):
     return (max(1, (int(threads_needed) + THREADS - 1) // THREADS),)
 
 
+BLOCKS_PER_SM = 16  # resident blocks per multiprocessor for the grid-stride kernels
+
+
+def strided_grid(threads_needed):
+    """The grid of a grid-stride kernel: enough blocks to fill the device, no more."""
+    return (min(grid(threads_needed)[0], sm_count() * BLOCKS_PER_SM),)
+
+
+_sm_counts = {}
+
+
+def sm_count():
+    """Multiprocessors of the current device (memoised: Device.attributes queries them all)."""
+    dev = xp.cuda.Device().id
+    if dev not in _sm_counts:
+        _sm_counts[dev] = xp.cuda.runtime.deviceGetAttribute(
+            xp.cuda.runtime.cudaDevAttrMultiProcessorCount, dev)
+    return _sm_counts[dev]
+
+
 def _pull_cuda(B, u, prod, mask, plan_cache):
     n = len(B.ptr) - 1
     nnz = len(B.idx)
@@ -723,11 +750,11 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
         nwork = n if rows is None else len(rows)
         if nwork:
             fn["spmv_rows"](
-                grid(nwork * v), (THREADS,),
+                strided_grid(nwork * v), (THREADS,),
                 (B.ptr, rows if rows is not None else d, np.int32(rows is not None),
                  np.int64(nwork), np.int64(plan["short_max"]), *operands))
         if nitems:
-            fn["spmv_items"](grid(nitems * 32), (THREADS,), (*items, *operands))
+            fn["spmv_items"](strided_grid(nitems * 32), (THREADS,), (*items, *operands))
     nsplit = len(plan["split_row"])
     if nsplit:
         fn["spmv_finish"](

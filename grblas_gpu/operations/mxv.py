@@ -15,7 +15,9 @@ operation's order. Two methods compute it (LAGraph's BFS names them):
     pull  kernels.spmv.pull      B by rows (A's CSR, or its cached CSC), u dense: the mask is
                                  tested before a row is read, and a row stops at ⊕'s
                                  terminal value (ANY at its first entry).
-    push  kernels.spmspv.push    B by columns, u sparse: only the columns u names are read.
+    push  kernels.spmspv.push    B by columns, u sparse: only the columns u names are read
+                                 (u held as a bitmap is listed on the device, and T left a
+                                 bitmap: a push then reads nothing back to the host).
 
 :func:`choose_direction` picks one (GraphBLAST's rule, below); ``direction=`` forces it. The
 choice is reported in ``last_choice`` and to ``trace`` (a callable) when set.
@@ -141,8 +143,10 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
                 full = nrows
         else:
             B = _compressed(A, not b_is_a, a_structure, prod.reads[0])
-            form, a, b = spmspv.push(B, _sparse_operand(u, u_structure, prod.reads[1]), prod,
-                                     _dense_mask(mask, nrows), nout=nrows)
+            # u held as a bitmap is pushed as one (listed on the device): no read back
+            U = (_sparse_operand(u, u_structure, prod.reads[1]) if u.has_sparse
+                 else _dense_operand(u, u_structure, prod.reads[1]))
+            form, a, b = spmspv.push(B, U, prod, _dense_mask(mask, nrows), nout=nrows)
         T = (Vector._from_dense(nrows, prod.tout, a, b, full) if form == "dense"
              else Vector._from_sparse(nrows, prod.tout, a, b))
         t_is_masked = mask is not None

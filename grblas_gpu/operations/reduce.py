@@ -77,14 +77,20 @@ def _rows_reduced(A, typed):
                                                                            typed.out_type))
 
 
-def reduce_scalar(A, op="plus", *, accum=None, initial=None):
+def reduce_scalar(A, op="plus", *, accum=None, initial=None, out=None):
     """s = ⊕ of every entry of A (a Matrix, ``A.T`` or a Vector), as a NumPy scalar of ⊕'s
     type; the identity when A has no entries. With ``accum``: accum(initial, s) in the type
-    of ``initial`` (the C API's GrB_reduce into an existing scalar)."""
+    of ``initial`` (the C API's GrB_reduce into an existing scalar).
+
+    ``out``: a Vector of size 1 holding the result on the device instead (GrB_reduce into a
+    GrB_Scalar): out(0) = accum(out(0), s), no entry when A has none and out had none;
+    returns out. Nothing is read back, so it may be recorded in a gg.Replay."""
     A, _ = unwrap_transpose(A)
     if not isinstance(A, (Matrix, Vector)):
         raise InvalidValue(f"reduce_scalar needs a Matrix or a Vector, got {type(A).__name__}")
     typed = reduce_op(op, A.dtype, require_monoid=True)
+    if out is not None:
+        return _reduced_into(out, A, typed, accum, initial)
     acc = None
     if accum is not None:
         s0, t0 = scalar_of(initial, "initial (the scalar accumulated into)")
@@ -98,12 +104,23 @@ def reduce_scalar(A, op="plus", *, accum=None, initial=None):
     return cast_scalar(z, t0)
 
 
-def _all_reduced(A, typed):
+def _reduced_into(s, A, typed, accum, initial):
+    check_kind(s, Vector, "out")
+    if s.size != 1:
+        raise DimensionMismatch(f"reduce_scalar: out must be a Vector of size 1, got {s.size}")
+    if initial is not None:
+        raise InvalidValue("reduce_scalar: initial= is for a host result; out= holds its own")
+    _, acc, _ = output_args(s, None, accum, None, typed.type)
+    values, has = _all_reduced(A, typed, on_device=True)
+    return write_back(s, Vector._from_dense(1, typed.type, values, has), accum=acc)
+
+
+def _all_reduced(A, typed, on_device=False):
     t = typed.type
     if isinstance(A, Vector) and not A.has_sparse:  # the dense form as it is: no compaction
         values, bitmap = A._dense_form()
-        return reduce_all(cast(values, t, xp), bitmap, typed.op, t)
-    return reduce_all(cast(A._values_full(), t, xp), None, typed.op, t)
+        return reduce_all(cast(values, t, xp), bitmap, typed.op, t, on_device=on_device)
+    return reduce_all(cast(A._values_full(), t, xp), None, typed.op, t, on_device=on_device)
 
 
 # ---------------------------------------------------------------------- method forms
