@@ -6,7 +6,8 @@ vertex i is i itself; pi: parents, pi(source) = -1; v: levels):
     push (top-down, q sparse):   q⟨¬pi.S, replace⟩ = q any.first S     (vxm: q(j) = some i→j)
     pull (bottom-up, q dense):   q⟨¬pi.S, replace⟩ = Sᵀ any.second q   (mxv: each unvisited j
                                                                         asks its in-neighbours)
-    pi⟨q.S⟩ = q,   v⟨q.S⟩ = level,   q(i) = i  (apply rowindex)
+    v⟨¬pi.S⟩ += 1   (before the product: v(j) = the levels begun before j was reached)
+    pi⟨q.S⟩ = q,   q(i) = i  (apply rowindex)
 
 With no positional multiply (secondi) in the catalog, the parent travels as the frontier's
 value: any.first (push) / any.second (pull) returns the value of some frontier neighbour,
@@ -23,18 +24,22 @@ transpose); for a directed graph it runs push only unless the advanced entry poi
 ``AT``.
 
 Cached properties: the out-degree vector (for mf and mu), Sᵀ for pull. The basic entry point
-computes them; :func:`bfs_advanced` takes them as given. The degrees are made full (0 where
-a vertex has no edge) so that mf gathers them at the frontier's entries. q, pi and v are
-kept in bitmap form: a push lists the frontier on the device and leaves its result a bitmap,
-so no operation of a level waits for the device (the direction is named in each product,
-as the engine's own choice would count the frontier).
+computes S and the degrees once per content of A and keeps them with it (Matrix.memo);
+:func:`bfs_advanced` takes them as given. S keeps a workspace: the vectors of a search and
+its two kinds of level as gg.Replay steps, recorded as CUDA graphs on their second run and
+replayed by later levels and later searches. That needs every level to be the same kernels:
+q, pi and v stay bitmaps whatever their size (a push lists its frontier on the device and
+leaves a bitmap), the direction is named in each product (the engine's own choice would
+count the frontier), and v counts levels rather than being set to the level number (a
+recording repeats its scalars). The degrees are made full (0 where a vertex has no edge).
 
 Results (nvGRAPH's): dense backend int32 arrays of length n; distances[source] = 0,
 2**31 - 1 where unreachable; predecessors[source] = -1, -1 where unreachable.
 
 Device reads: one scalar per level, the one the loop stops on: mf while pushing (no edges
-out of the frontier: nothing left to find), nf while pulling (empty frontier). A direction
-switch reads the other one (and mu when returning to push).
+out of the frontier: nothing left to find, reduced on the device by the step), nf while
+pulling (empty frontier). A direction switch reads the other one (and mu when returning to
+push).
 
 References: Beamer et al., "Direction-Optimizing Breadth-First Search", SC 2012;
 LAGraph LG_BreadthFirstSearch_SSGrB.c; nvGRAPH 9.2 guide 2.28; Graph500 BFS validation.
@@ -71,14 +76,22 @@ def bfs(A, source, *, undirected=False, edge_mask=None, alpha=None, beta=None, t
     ``trace(dict)``: per level, {iteration, direction, frontier, edges, unexplored}."""
     n = check_square(A)
     source = check_vertex(source, n)
-    itype = index_type(n)
-    # S = pattern(A), without the masked edges
-    S = _pattern(A, edge_mask, itype)
-    deg = gg.Vector(gg.INT64, n)
-    # deg(i) = Σ_j S(i, j)   (out-degree)
-    gg.reduce_rowwise(deg, S, semirings.monoid.plus)
+    if edge_mask is None:  # A's pattern and degrees, kept with A for the next search
+        S, deg = A.memo("algorithms.bfs.pattern", lambda: _properties(A, None))
+    else:
+        S, deg = _properties(A, edge_mask)
     return bfs_advanced(S, source, AT=S if undirected else None, out_degree=deg,
                         alpha=alpha, beta=beta, trace=trace)
+
+
+def _properties(A, edge_mask):
+    """(S, out-degree)."""
+    # S = pattern(A), without the masked edges
+    S = _pattern(A, edge_mask, index_type(A.nrows))
+    deg = gg.Vector(gg.INT64, A.nrows)
+    # deg(i) = Σ_j S(i, j)   (out-degree)
+    gg.reduce_rowwise(deg, S, semirings.monoid.plus)
+    return S, deg
 
 
 def bfs_advanced(S, source, *, AT, out_degree, alpha=None, beta=None, trace=None):
@@ -159,6 +172,7 @@ class _Workspace:
         # deg(:) = 0 ;  deg⟨out_degree.S⟩ = out_degree   (full: the frontier gathers from it)
         gg.assign(self.deg, 0, gg.ALL)
         gg.assign(self.deg, out_degree, gg.ALL, mask=out_degree.S)
+        self.deg.set_format("dense")
         self.push_level = gg.Replay(lambda: self._level(S, "push"))
         self.pull_level = gg.Replay(lambda: self._level(AT, "pull"))
 
