@@ -173,18 +173,16 @@ class Replay:
         for obj, state in self._states:
             obj._restore(state)
 
-
     def _copy_in(self):
         """Copy into the private arrays the content that objects were given since the last
         replay; False (nothing copied) when one changed shape or form."""
-        pairs = []
-        for obj, private in self._carried:
-            for new, old in zip(obj._arrays(obj._snapshot()), private):
-                if new is old or (old is None and obj._FORMS_CACHED):
-                    continue  # (a Vector's other form, made since, holds the same content)
-                if new is None or old is None or new.shape != old.shape or new.dtype != old.dtype:
-                    return False
-                pairs.append((old, new))
+        try:
+            # (a Vector's other form, made since, holds the same content: not copied)
+            pairs = [pair for obj, private in self._carried
+                     for pair in _copy_pairs(obj, private, obj._arrays(obj._snapshot()),
+                                             extra_forms=obj._FORMS_CACHED)]
+        except ValueError:
+            return False
         for old, new in pairs:
             old.data.copy_from_device_async(new.data, new.nbytes)
         return True
@@ -217,10 +215,19 @@ def _copy_back_plan(journal, owned):
             raise ValueError(f"a {type(obj).__name__} changed that the first call left as it was")
         if not journal.carried(obj):  # scratch: keeps the arrays the recording writes
             continue
-        for old, new in zip(obj._arrays(state), obj._arrays(obj._snapshot())):
-            if old is new:
-                continue
-            if old is None or new is None or old.shape != new.shape or old.dtype != new.dtype:
-                raise ValueError(f"a {type(obj).__name__} changed shape or form")
-            pairs.append((old, new))
+        pairs += _copy_pairs(obj, obj._arrays(state), obj._arrays(obj._snapshot()))
+    return pairs
+
+
+def _copy_pairs(obj, olds, news, extra_forms=False):
+    """(old, new) for each of obj's arrays that new content replaced; raises ValueError where
+    an array changed shape or type, or a form appeared or went (``extra_forms``: a form
+    present only in ``news`` is let be)."""
+    pairs = []
+    for old, new in zip(olds, news):
+        if old is new or (old is None and extra_forms):
+            continue
+        if old is None or new is None or old.shape != new.shape or old.dtype != new.dtype:
+            raise ValueError(f"a {type(obj).__name__} changed shape or form")
+        pairs.append((old, new))
     return pairs

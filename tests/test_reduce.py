@@ -242,5 +242,11 @@ def test_reduce_into_a_device_scalar(form, dtype, monoid):
     s2 = gg.Vector(dtype, 1)
     gg.reduce_scalar(empty, monoid, out=s2)
     assert s2.nvals == 0
-    with pytest.raises(gg.errors.DimensionMismatch):
-        gg.reduce_scalar(u, monoid, out=gg.Vector(dtype, 2))
+    # bad out=: the specific error, and neither u nor out changed
+    two = gg.Vector.from_coo([1], [1], size=2, dtype=dtype)
+    assert_raises_unchanged(DimensionMismatch, lambda: gg.reduce_scalar(u, monoid, out=two),
+                            u, two)
+    assert_raises_unchanged(InvalidValue,
+                            lambda: gg.reduce_scalar(u, monoid, out=s, initial=1), u, s)
+    assert_raises_unchanged(InvalidValue, lambda: gg.reduce_scalar(u, monoid, out=np.zeros(1)),
+                            u)

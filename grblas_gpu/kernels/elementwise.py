@@ -8,8 +8,7 @@ SuiteSparse makes) and cached by types and operators:
 
     dense_write(C, T, mask, accum, replace)   C⟨M, replace⟩ = accum(C, T), the write-back
     dense_scatter(C, T_sparse, accum)         C = accum(C, T) for a sparse T: T's entries only
-    dense_apply(x, bitmap, typed, mode, s)    f(x), f(s, x) or f(x, s) (GrB_apply)
-    dense_index_apply(x, typed, s)            f(x, i, 0, s) (GrB_apply, index-unary)
+    dense_apply(x, typed, mode, s)            f(x), f(s, x), f(x, s), f(x, i, 0, s) (GrB_apply)
     dense_ewise(A, B, typed, mode, defaults)  A ⊗ B, A ⊕ B, or the union with defaults
 
 Each returns None where it does not apply (NumPy backend, an operator without a C
@@ -21,7 +20,7 @@ from .. import backend
 from ..types import lookup_dtype
 from .cuda_common import c_cast
 
-__all__ = ["dense_write", "dense_scatter", "dense_apply", "dense_index_apply", "dense_ewise"]
+__all__ = ["dense_write", "dense_scatter", "dense_apply", "dense_ewise"]
 
 _kernels = {}
 
@@ -108,8 +107,9 @@ def dense_scatter(cv, cb, ctype, idx, tv, ttype, accum):
 
 
 def dense_apply(x, typed, mode, s):
-    """z = f(x) (mode 'unary'), f(s, x) ('left') or f(x, s) ('right'), x cast to f's input
-    type, z of f's output type; x of any type."""
+    """z = f(x) (mode 'unary'), f(s, x) ('left'), f(x, s) ('right') or, for an index-unary
+    f, f(x, i, 0, s) at each position i ('index'); x cast to f's input type (a positional f
+    does not read it), z of f's output type; x of any type."""
     op, tin, tout = typed.op, typed.type, typed.out_type
     expr = _c_expr(op, tin)
     if not backend.is_gpu or expr is None:
@@ -121,6 +121,11 @@ def dense_apply(x, typed, mode, s):
         pre = (f"__device__ __forceinline__ {tout.c_type} f_op({tin.c_type} x) "
                f"{{ return ({tout.c_type})({expr}); }}\n")
         call, ins = f"f_op({fx})", f"{_np_name(tx)} x_"
+    elif mode == "index":  # i: the element's position (ElementwiseKernel's own index)
+        pre = (f"__device__ __forceinline__ {tout.c_type} f_op({tin.c_type} x, long long i, "
+               f"long long j, {tin.c_type} thunk) {{ return ({tout.c_type})({expr}); }}\n")
+        call = f"f_op({fx}, (long long)i, 0, s)"
+        ins = f"{_np_name(tx)} x_, {_np_name(tin)} s"
     else:
         pre, _ = _binary_preamble("f_op", op, tin)
         call = f"f_op(s, {fx})" if mode == "left" else f"f_op({fx}, s)"
@@ -131,24 +136,6 @@ def dense_apply(x, typed, mode, s):
         k(x, z)
     else:
         k(x, tin.np_type.type(s), z)
-    return z
-
-
-def dense_index_apply(x, typed, s):
-    """z(i) = f(x(i), i, 0, s) at every position i (x cast to f's type unless f is
-    positional, which does not read it); x of any type."""
-    op, tin, tout = typed.op, typed.type, typed.out_type
-    expr = _c_expr(op, tin)
-    if not backend.is_gpu or expr is None:
-        return None
-    tx = lookup_dtype(x.dtype)
-    key = ("index_apply", op.name, tx.name, tin.name, tout.name)
-    pre = (f"__device__ __forceinline__ {tout.c_type} f_op({tin.c_type} x, long long i, "
-           f"long long j, {tin.c_type} thunk) {{ return ({tout.c_type})({expr}); }}\n")
-    k = _kernel(key, f"{_np_name(tx)} x_, {_np_name(tin)} s", f"{_np_name(tout)} z",
-                f"z = f_op({c_cast(tx, tin, 'x_')}, (long long)i, 0, s);", pre)
-    z = backend.xp.empty(len(x), dtype=tout.np_type)
-    k(x, tin.np_type.type(s), z)
     return z
 
 

@@ -75,7 +75,7 @@ def reduce_all(values, present, monoid, dtype, *, on_device=False):
     x = values if present is None else values[present]
     if on_device:
         z = reduce_all(x, None, monoid, dtype)
-        return np.full(1, z, dtype=dtype.np_type), np.full(1, len(x) > 0)
+        return xp.full(1, z, dtype=dtype.np_type), xp.full(1, len(x) > 0)
     if len(x) == 0:
         return identity
     # one segment: the ufunc's reduce where the monoid has one, else a pairwise tree

@@ -210,7 +210,8 @@ extern "C" __global__ void __launch_bounds__(256)
 spmspv_edges(const IA* __restrict__ ptr, const IA* __restrict__ idx, const TA* __restrict__ ax,
              const TA a_iso, const FI* __restrict__ fidx, const TU* __restrict__ fval,
              const TU u_iso, const long long* __restrict__ offsets, const long long nf_arg,
-             const unsigned long long* __restrict__ nf_dev, const unsigned char* __restrict__ mmap, const TM* __restrict__ mval, const Z term,
+             const unsigned long long* __restrict__ nf_dev,
+             const unsigned char* __restrict__ mmap, const TM* __restrict__ mval, const Z term,
              Z* __restrict__ ws, unsigned char* __restrict__ present) {
     const long long nf = (long long)FRONTIER_COUNT;
     const long long total = offsets[nf];

@@ -19,7 +19,7 @@ import numpy as np
 from .. import backend, operators
 from ..descriptor import as_descriptor
 from ..errors import DimensionMismatch, DomainMismatch, InvalidValue
-from ..kernels.elementwise import dense_apply, dense_index_apply
+from ..kernels.elementwise import dense_apply
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar
@@ -90,8 +90,7 @@ def _compute(A, mode, typed, s):
     reads_index = mode == "index" and typed.op.reads_index
     if isinstance(A, Vector) and not A.has_sparse:  # dense form: all positions at once
         values, bitmap = A._dense_form()
-        z = (dense_index_apply(values, typed, s) if mode == "index"
-             else dense_apply(values, typed, mode, s))
+        z = dense_apply(values, typed, mode, s)
         if z is not None:
             return Vector._from_dense(A.size, out, z, bitmap, A._nvals)
         i = xp.arange(A.size, dtype=np.int64) if reads_index else None
