@@ -3,22 +3,20 @@ scalar-as-vector idiom that keeps reductions on the device.
 
 Device scalars. A reduction to a host scalar (``reduce_scalar``) is a device-to-host copy;
 inside an iteration only the one scalar the loop stops on may cross. Other scalars (a dot
-product, a norm) stay on the device as 1-entry Vectors:
+product, a norm) stay on the device as 1-entry Vectors, GraphBLAS's GrB_Scalar:
 
-    s = u ⊕.⊗ 1        vxm with the n x 1 all-ones matrix J: s(0) = Σ u(i)
-    b = J ⊕.⊗ s        mxv with J: b(i) = s(0) for every i (a broadcast)
+    s = ⊕ u            reduce_scalar(u, monoid, out=s): s(0) = Σ u(i)
+    u = u ⊗ s          apply(u, u, op, right=s): the kernel reads s(0) where it lies
 
 so "u / ||u||" is three GraphBLAS calls and no transfer.
 """
-import numpy as np
 
 import grblas_gpu as gg
-import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
 
-__all__ = ["check_square", "check_vertex", "emit", "float_type", "ones_column", "as_vector",
-           "sum_to_scalar_vector", "broadcast", "scale_by", "index_type", "REPLACE"]
+__all__ = ["check_square", "check_vertex", "emit", "float_type", "as_vector", "index_type",
+           "REPLACE"]
 
 # Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
 REPLACE = gg.Descriptor(replace=True)
@@ -71,30 +69,3 @@ def as_vector(x, n, dtype, what):
     if a.ndim != 1 or a.shape[0] != n:
         raise DimensionMismatch(f"{what} must have length {n}, got shape {tuple(a.shape)}")
     return gg.Vector.from_dense(a.astype(gg.lookup_dtype(dtype).np_type, copy=False))
-
-
-def ones_column(n, dtype):
-    """J: the n x 1 matrix of ones (iso), the reduce/broadcast device for 1-entry vectors."""
-    xp = backend.xp
-    return gg.Matrix.from_coo(xp.arange(n, dtype=np.int64), xp.zeros(n, dtype=np.int64),
-                              gg.lookup_dtype(dtype).np_type.type(1), nrows=n, ncols=1,
-                              dtype=dtype)
-
-
-def sum_to_scalar_vector(s, u, J):
-    """s(0) = Σ u(i), left on the device."""
-    # s = u +.* J
-    return gg.vxm(s, u, J, semirings.plus_times)
-
-
-def broadcast(b, s, J):
-    """b(i) = s(0) for every i."""
-    # b = J +.* s
-    return gg.mxv(b, J, s, semirings.plus_times)
-
-
-def scale_by(u, s, J, work):
-    """u(i) *= s(0) in place (``work``: a scratch Vector of u's size and type)."""
-    broadcast(work, s, J)
-    # u = u .* b
-    return gg.ewise_mult(u, u, work, semirings.binary.times)

@@ -12,19 +12,20 @@ iteration is (pagerank.cu, solve_it):
     r   = ||pr - tmp||₂ ;  stop when r < tolerance, returning pr / ||pr||₁
     tmp = pr
 
-In GraphBLAS the two products are fused into two vxm with fixed augmented matrices, so the
-rank-one term costs no reduction to the host:
+In GraphBLAS, with fixed matrices G = alpha P and the 1 x n row R = a'/n, and the rank-one
+term's coefficient kept on the device as a 1-entry vector (GraphBLAS's GrB_Scalar):
 
-    G1 = [alpha P | a]            n x (n+1)      w  = tmp +.* G1  (w(n) = a · tmp)
-    G2 = [I ; e'/n]               (n+1) x n      pr = w +.* G2    (pr(i) = w(i) + w(n)/n)
+    w  = tmp +.* G        (vxm: alpha Pᵀ tmp)
+    d  = R +.* tmp        (mxv into a 1-entry vector: d(0) = (a · tmp) / n)
+    pr = w + d            (apply with d bound: the kernel reads d(0) where it lies)
 
-G1 also holds an explicit zero on its diagonal, so that w(j) = 0 is stored, not absent, for
+G also holds an explicit zero on its diagonal, so that w(j) = 0 is stored, not absent, for
 a vertex nobody links to: every vector of the iteration is then full, which the engine knows
 without counting, and the products read no bitmaps. (Finding the empty columns instead would
 cost a transpose of P; the zeros cost n more entries.)
 
-Norms stay on the device as 1-entry vectors (algorithms._common): s = (pr .* pr) +.* J,
-s = 1/sqrt(s), pr = pr .* (J +.* s). The one scalar read per iteration is r. The step is
+Norms stay on the device the same way: s = Σ pr .* pr (reduce_scalar into s),
+s = 1/sqrt(s), pr = pr .* s. The one scalar read per iteration is r. The step is
 a fixed sequence of operations on fixed vectors, so it runs as a gg.Replay: on the GPU,
 recorded once as a CUDA graph and launched once per iteration (its dozen operations cost
 more to issue from Python than to run).
@@ -59,7 +60,7 @@ import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue, NotConverged
 
-from ._common import as_vector, check_square, emit, float_type, ones_column, scale_by
+from ._common import as_vector, check_square, emit, float_type
 
 __all__ = ["pagerank", "pagerank_advanced", "DEFAULT_TOLERANCE", "DEFAULT_MAX_ITER"]
 
@@ -118,24 +119,26 @@ def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=N
 
 def _power_method(P, alpha, bm, tmp, tol, max_iter, trace):
     n, dt = P.nrows, float_type(P)
-    G1, G2 = _augmented(P, alpha, bm, dt)
-    J = ones_column(n, dt)
-    w, pr, work = gg.Vector(dt, n + 1), gg.Vector(dt, n), gg.Vector(dt, n)
-    s, r2 = gg.Vector(dt, 1), gg.Vector(dt, 1)
-    _normalize(tmp, 2, s, J, work)
+    G, R = _fixed_matrices(P, alpha, bm, dt)
+    w, pr, work = gg.Vector(dt, n), gg.Vector(dt, n), gg.Vector(dt, n)
+    d, s, r2 = gg.Vector(dt, 1), gg.Vector(dt, 1), gg.Vector(dt, 1)
+    zero = dt.np_type.type(0)  # (a Python 0 would make the subtraction FP64)
+    _normalize(tmp, 2, s, work)
 
     def power_step():
-        # w = tmp +.* G1          (w(0:n) = alpha Pᵀ tmp, w(n) = a · tmp)
-        gg.vxm(w, tmp, G1, semirings.plus_times)
-        # pr = w +.* G2           (pr = alpha Pᵀ tmp + (a · tmp) e/n)
-        gg.vxm(pr, w, G2, semirings.plus_times)
-        _normalize(pr, 2, s, J, work)
+        # w = tmp +.* G           (alpha Pᵀ tmp)
+        gg.vxm(w, tmp, G, semirings.plus_times)
+        # d = R +.* tmp           ((a · tmp) / n)
+        gg.mxv(d, R, tmp, semirings.plus_times)
+        # pr = w + d              (alpha Pᵀ tmp + (a · tmp) e/n)
+        gg.apply(pr, w, semirings.binary.plus, right=d)
+        _normalize(pr, 2, s, work)
         # work = pr - tmp
-        gg.ewise_union(work, pr, 0, tmp, 0, semirings.binary.minus)
+        gg.ewise_union(work, pr, zero, tmp, zero, semirings.binary.minus)
         # work = work .* work
         gg.ewise_mult(work, work, work, semirings.binary.times)
-        # r2 = work +.* J         (the squared residual, on the device)
-        gg.vxm(r2, work, J, semirings.plus_times)
+        # r2 = Σ work             (the squared residual, on the device)
+        gg.reduce_scalar(work, semirings.monoid.plus, out=r2)
         # tmp = pr
         gg.apply(tmp, pr, semirings.unary.identity)
 
@@ -148,61 +151,37 @@ def _power_method(P, alpha, bm, tmp, tol, max_iter, trace):
         if r < tol:
             break
     else:
-        _normalize(tmp, 1, s, J, work)
+        _normalize(tmp, 1, s, work)
         raise NotConverged(f"pagerank: residual {r:.3g} >= tolerance {tol:g} after "
                            f"{max_iter} iterations", result=tmp.to_dense(device=True),
                            iterations=max_iter)
-    _normalize(tmp, 1, s, J, work)
+    _normalize(tmp, 1, s, work)
     return tmp.to_dense(device=True)
 
 
-def _augmented(P, alpha, bm, dt):
-    """G1 = [alpha P | a] and G2 = [I ; e'/n] (see the module docstring)."""
+def _fixed_matrices(P, alpha, bm, dt):
+    """G = alpha P + diag(0) and R = a'/n (see the module docstring)."""
     n = P.nrows
     a = gg.Vector(dt, n)
-    # a(:) = 1 - alpha
-    gg.assign(a, 1.0 - alpha, gg.ALL)
-    # a⟨bm.V⟩ = bm   (nvGRAPH's update_dangling_nodes: flagged vertices keep their flag)
-    gg.apply(a, bm, semirings.unary.identity, mask=bm.V)
-    aP = gg.Matrix(dt, n, n)
-    # aP = alpha .* P
-    gg.apply(aP, P, semirings.binary.times, left=alpha)
+    # a(:) = (1 - alpha) / n
+    gg.assign(a, (1.0 - alpha) / n, gg.ALL)
+    # a⟨bm.V⟩ = bm / n   (nvGRAPH's update_dangling_nodes: flagged vertices keep their flag)
+    gg.apply(a, bm, semirings.binary.div, right=float(n), mask=bm.V)
+    G = gg.Matrix(dt, n, n)
+    # G = alpha .* P
+    gg.apply(G, P, semirings.binary.times, left=alpha)
     z = gg.Vector(dt, n)
-    # z(:) = 0 ;  aP = aP + diag(z)   (explicit zeros: no column of G1 is empty)
+    # z(:) = 0 ;  G = G + diag(z)   (explicit zeros: no column of G is empty)
     gg.assign(z, 0.0, gg.ALL)
-    gg.ewise_add(aP, aP, _diag(z), semirings.binary.plus)
-    # G1 = [aP | a]
-    G1 = _append_column(aP, a)
-    xp = backend.xp
-    idx = xp.arange(n, dtype=np.int64)
-    rows = xp.concatenate([idx, xp.full(n, n, dtype=np.int64)])
-    vals = xp.concatenate([xp.ones(n, dtype=dt.np_type), xp.full(n, 1.0 / n, dtype=dt.np_type)])
-    G2 = gg.Matrix.from_coo(rows, xp.concatenate([idx, idx]), vals, nrows=n + 1, ncols=n,
-                            dtype=dt)
-    return G1, G2
+    gg.ewise_add(G, G, _diag(z), semirings.binary.plus)
+    # R = a' (a 1 x n matrix)
+    idx, vals = a.to_coo(device=True)
+    R = gg.Matrix.from_coo(backend.xp.zeros(n, dtype=np.int64), idx, vals, nrows=1, ncols=n,
+                           dtype=dt)
+    return G, R
 
 
-def _append_column(M, a):
-    """[M | a] for a full vector a, assembled in CSR: row i keeps M's entries and gains
-    a(i) last, at column n (the same matrix as G(:, 0:n) = M; G(:, n) = a by assign, which
-    costs a general submatrix merge over every entry)."""
-    xp = backend.xp
-    n, nnz = M.nrows, M.nvals
-    ptr = M.to_csr(device=True)[0].astype(np.int64)
-    rows, idx, vals = M.to_coo(device=True)
-    shift = xp.arange(n + 1, dtype=np.int64)
-    last = ptr[1:] + shift[:-1]              # where each row's new entry goes
-    moved = xp.arange(nnz) + rows            # M's entries, each row shifted by its number
-    g_idx = xp.empty(nnz + n, dtype=np.int64)
-    g_val = xp.empty(nnz + n, dtype=vals.dtype)
-    g_idx[moved] = idx
-    g_val[moved] = vals
-    g_idx[last] = n
-    g_val[last] = a.to_dense(device=True)
-    return gg.Matrix.from_csr(ptr + shift, g_idx, g_val, ncols=n + 1, dtype=M.dtype)
-
-
-def _normalize(u, p, s, J, work):
+def _normalize(u, p, s, work):
     """u = u / ||u||_p (p = 1 or 2), the norm kept on the device."""
     if p == 2:
         # work = u .* u
@@ -210,16 +189,16 @@ def _normalize(u, p, s, J, work):
     else:
         # work = |u|
         gg.apply(work, u, semirings.unary.abs)
-    # s = work +.* J
-    gg.vxm(s, work, J, semirings.plus_times)
+    # s = Σ work
+    gg.reduce_scalar(work, semirings.monoid.plus, out=s)
     if p == 2:
         # s = s ^ -1/2   (1 / ||u||₂)
-        gg.apply(s, s, semirings.binary.pow, right=-0.5)
+        gg.apply(s, s, semirings.binary.pow, right=s.dtype.np_type.type(-0.5))
     else:
         # s = 1 ./ s
         gg.apply(s, s, semirings.unary.minv)
     # u = u .* s
-    scale_by(u, s, J, work)
+    gg.apply(u, u, semirings.binary.times, right=s)
 
 
 def _dangling(P, dt):

@@ -1,7 +1,7 @@
 """grblas_gpu: a GraphBLAS engine for GPUs (CuPy) with a NumPy reference backend."""
 from . import backend, types
-from .errors import (AllocFailed, DimensionMismatch, DomainMismatch, GraphBLASError,
-                     IndexOutOfBounds, InternalError, InvalidValue, NotConverged,
+from .errors import (AllocFailed, DimensionMismatch, DomainMismatch, EmptyObject,
+                     GraphBLASError, IndexOutOfBounds, InternalError, InvalidValue, NotConverged,
                      NotInitialized, NotSupported, TypeNotSupported, status_string)
 from .types import (BOOL, FP32, FP64, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32,
                     UINT64, lookup_dtype)
@@ -20,7 +20,7 @@ __all__ = [
     "backend", "types", "Matrix", "Vector", "Replay", "Mask", "Descriptor", "Field", "Modifier",
     "Request", "Method", "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN", "GraphBLASError", "InvalidValue", "DimensionMismatch",
     "IndexOutOfBounds", "DomainMismatch", "NotSupported", "TypeNotSupported", "AllocFailed",
-    "NotConverged", "NotInitialized", "InternalError", "status_string", "lookup_dtype",
+    "NotConverged", "NotInitialized", "InternalError", "EmptyObject", "status_string", "lookup_dtype",
     "BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
     "FP32", "FP64", *_operations_all,
 ]

@@ -7,7 +7,7 @@ to their own name (``err.nvgraph_status`` / ``err.mkl_status``) before re-raisin
 __all__ = [
     "GraphBLASError", "InvalidValue", "DimensionMismatch", "IndexOutOfBounds",
     "DomainMismatch", "NotSupported", "TypeNotSupported", "AllocFailed",
-    "NotConverged", "NotInitialized", "InternalError", "status_string",
+    "NotConverged", "NotInitialized", "InternalError", "EmptyObject", "status_string",
 ]
 
 
@@ -64,6 +64,13 @@ class AllocFailed(GraphBLASError, MemoryError):
     grb_status = "GrB_OUT_OF_MEMORY"
     nvgraph_status = "NVGRAPH_STATUS_ALLOC_FAILED"
     mkl_status = "MKL_GRAPH_STATUS_ALLOC_FAILED"
+
+
+class EmptyObject(GraphBLASError, ValueError):
+    """A GrB_Scalar argument (a 1-entry Vector) holds no entry where a value is needed."""
+    grb_status = "GrB_EMPTY_OBJECT"
+    nvgraph_status = "NVGRAPH_STATUS_INVALID_VALUE"
+    mkl_status = "MKL_GRAPH_STATUS_INVALID_VALUE"
 
 
 class NotConverged(GraphBLASError):

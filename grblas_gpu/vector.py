@@ -271,7 +271,10 @@ class Vector(MaskableMixin):
         replay.read(self)
         if self._dn is not None:
             values, bitmap = self._dn
-            return backend.to_host(values[i])[()] if bool(backend.to_scalar(bitmap[i])) else None
+            # (a full vector's bitmap is not read: one transfer, not two)
+            if self._nvals != self._size and not bool(backend.to_scalar(bitmap[i])):
+                return None
+            return backend.to_host(values[i])[()]
         idx, vals = self._sp
         k = int(backend.to_scalar(xp.searchsorted(idx, i)))
         if k < len(idx) and int(backend.to_scalar(idx[k])) == i:

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import grblas_gpu as gg
-from grblas_gpu import DimensionMismatch, DomainMismatch, InvalidValue
+from grblas_gpu import DimensionMismatch, DomainMismatch, EmptyObject, InvalidValue
 from opcheck import (TYPES, assert_matches, assert_raises_unchanged, gb_update, output_config,
                      pair, transposed)
 
@@ -132,6 +132,38 @@ def test_aliasing(rng):
         assert_matches(S, GS)
 
 
+def test_bound_scalar_given_as_a_one_entry_vector(rng):
+    """left=/right= a Vector of size 1 (a GrB_Scalar): against python-graphblas with a
+    gb.Scalar bound, for sparse and dense operands and scalars, including a scalar computed on
+    the device by reduce_scalar(out=)."""
+    import graphblas as gb
+
+    for trial in range(40):
+        vector = trial % 2 == 0
+        shape = (int(rng.integers(1, 40)),) if vector else (int(rng.integers(1, 7)), 5)
+        A, GA = pair(rng, shape, str(rng.choice(["INT32", "FP32", "FP64", "INT64"])))
+        if vector:
+            A.set_format(str(rng.choice(["sparse", "dense"])))
+        name = str(rng.choice(["plus", "minus", "times", "max", "first", "second"]))
+        value = [int(rng.integers(-3, 4)), float(rng.integers(-6, 7)) / 2][trial % 4 // 2]
+        st = "INT64" if isinstance(value, int) else "FP64"
+        s = gg.Vector.from_coo([0], [value], size=1, dtype=st)
+        if trial % 3 == 0:   # the same value, computed on the device
+            parts = gg.Vector.from_coo([0, 2], [value, 0], size=3, dtype=st)
+            s = gg.reduce_scalar(parts, "plus", out=gg.Vector(st, 1))
+        if trial % 3 == 1:
+            s.set_format("dense")
+        side = "left" if rng.random() < 0.5 else "right"
+        GS = gb.Scalar.from_value(value, dtype=st)
+        ref = GA.apply(_gb("binary", name), **{side: GS}).new()
+        assert_matches(A.apply(name, **{side: s}), ref)
+        assert_matches(A.apply(name, **{side: value}), ref)
+        C, GC, okw, gcfg = output_config(rng, shape, ctype=ref.dtype.name)
+        gg.apply(C, A, name, **{side: s}, **okw)
+        assert_matches(C, gb_update(GC, gcfg, GA.apply(_gb("binary", name), **{side: GS})))
+        assert s.nvals == 1 and s[0] == value   # the scalar is left as it was
+
+
 # ---------------------------------------------------------------------- bad input
 def test_bad_input_raises_and_changes_nothing(rng):
     import semirings
@@ -156,3 +188,9 @@ def test_bad_input_raises_and_changes_nothing(rng):
     assert_raises_unchanged(DomainMismatch, lambda: gg.apply(C, A, "min_plus", right=1), *objs)
     assert_raises_unchanged(DomainMismatch, lambda: gg.apply(C, A, "plus", right="x"), *objs)
     assert_raises_unchanged(DomainMismatch, lambda: gg.apply(C, A.dup("FP64"), "bnot"), *objs)
+    # a Vector bound as the scalar must have size 1 and an entry (GrB_EMPTY_OBJECT)
+    two, empty = gg.Vector.from_coo([0, 1], [1, 2], size=2), gg.Vector("INT32", 1)
+    objs += (two, empty)
+    assert_raises_unchanged(DimensionMismatch, lambda: gg.apply(C, A, "plus", right=two), *objs)
+    assert_raises_unchanged(EmptyObject, lambda: gg.apply(C, A, "plus", left=empty), *objs)
+    assert_raises_unchanged(EmptyObject, lambda: gg.apply(u, u, "times", right=empty), *objs)

@@ -2,7 +2,7 @@
 
 A dense vector operation written with CuPy calls costs a launch (and ~10 µs of host time)
 per cast, per ``where`` and per bitmap operation: the write-back with a mask and an
-accumulator took about ten. Each function here is one ElementwiseKernel generated from the
+accumulator took about ten. Each function here is one kernel generated from the
 operators' C expressions (with :func:`~grblas_gpu.kernels.cuda_common.c_cast`, the casts
 SuiteSparse makes) and cached by types and operators:
 
@@ -11,6 +11,11 @@ SuiteSparse makes) and cached by types and operators:
     dense_apply(x, typed, mode, s)            f(x), f(s, x), f(x, s), f(x, i, 0, s) (GrB_apply)
     dense_ewise(A, B, typed, mode, defaults)  A ⊗ B, A ⊕ B, or the union with defaults
 
+The kernels are written as CuPy ElementwiseKernel bodies (parameters by NumPy type, ``i`` the
+element's position, ``raw`` arrays indexed by hand) but compiled as grid-stride RawKernels
+(:mod:`~grblas_gpu.kernels.launch`): an ElementwiseKernel pass over 4M elements took 24 µs,
+the grid-stride loop 14 µs.
+
 Each returns None where it does not apply (NumPy backend, an operator without a C
 expression), and the caller takes its general path, which computes the same values.
 """
@@ -18,6 +23,7 @@ import numpy as np
 
 from .. import backend
 from ..types import lookup_dtype
+from . import launch
 from .cuda_common import c_cast
 
 __all__ = ["dense_write", "dense_scatter", "dense_apply", "dense_ewise"]
@@ -35,9 +41,58 @@ def _c_expr(op, dtype):
 def _kernel(key, in_params, out_params, body, preamble=""):
     k = _kernels.get(key)
     if k is None:
-        k = _kernels[key] = backend.xp.ElementwiseKernel(
-            in_params, out_params, body, "gg_" + key[0], preamble=preamble)
+        k = _kernels[key] = _StridedKernel("gg_" + key[0], in_params, out_params, body,
+                                           preamble)
     return k
+
+
+class _StridedKernel:
+    """An ElementwiseKernel body run by a grid-stride RawKernel. Parameters: "type name"
+    (an array read or written at i, bound by reference as CuPy does, so an unused one is not
+    loaded), "raw type name" (an array, indexed by the body) or a scalar (when called with a
+    NumPy scalar). The arrays' length (the non-raw ones) is the loop's extent."""
+
+    def __init__(self, name, in_params, out_params, body, preamble):
+        self.name, self.body, self.preamble = name, body, preamble
+        self.params = [_param(p, out=False) for p in in_params.split(",")] + \
+                      [_param(p, out=True) for p in out_params.split(",")]
+        self._compiled = {}
+
+    def __call__(self, *args):
+        scalars = tuple(not isinstance(a, backend.xp.ndarray) for a in args)
+        n = next(len(a) for a, (raw, *_), scalar in zip(args, self.params, scalars)
+                 if not (raw or scalar))
+        fn = self._compiled.get(scalars)
+        if fn is None:
+            fn = self._compiled[scalars] = backend.xp.RawKernel(
+                self._source(scalars), self.name, options=("--std=c++17",))
+        fn(launch.strided_grid(n), (launch.THREADS,), (*args, np.int64(n)))
+
+    def _source(self, scalars):
+        sig, bind = [], []
+        for (raw, ctype, name, out), scalar in zip(self.params, scalars):
+            const = "" if out else "const "
+            if scalar:
+                sig.append(f"{ctype} {name}")
+            elif raw:
+                sig.append(f"{const}{ctype}* __restrict__ {name}")
+            else:
+                sig.append(f"{const}{ctype}* __restrict__ {name}_p")
+                bind.append(f"{const}{ctype}& {name} = {name}_p[i];")
+        return (f"{self.preamble}\nextern \"C\" __global__ void {self.name}("
+                f"{', '.join(sig)}, long long n) {{\n"
+                "  const long long stride = (long long)gridDim.x * blockDim.x;\n"
+                "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;"
+                " i += stride) {\n    " + "\n    ".join(bind) +
+                f"\n    {self.body}\n  }}\n}}\n")
+
+
+def _param(text, out):
+    """(raw, C type, name, is output) of an ElementwiseKernel parameter "[raw] type name"."""
+    words = text.split()
+    raw = words[0] == "raw"
+    np_name, name = words[-2], words[-1]
+    return raw, lookup_dtype(np_name).c_type, name, out
 
 
 def _np_name(t):
@@ -109,13 +164,15 @@ def dense_scatter(cv, cb, ctype, idx, tv, ttype, accum):
 def dense_apply(x, typed, mode, s):
     """z = f(x) (mode 'unary'), f(s, x) ('left'), f(x, s) ('right') or, for an index-unary
     f, f(x, i, 0, s) at each position i ('index'); x cast to f's input type (a positional f
-    does not read it), z of f's output type; x of any type."""
+    does not read it), z of f's output type; x of any type. ``s``: a scalar, or a 1-element
+    device array of f's input type (read by the kernel)."""
     op, tin, tout = typed.op, typed.type, typed.out_type
     expr = _c_expr(op, tin)
     if not backend.is_gpu or expr is None:
         return None
     tx = lookup_dtype(x.dtype)
-    key = ("apply", op.name, mode, tx.name, tin.name, tout.name)
+    on_device = isinstance(s, backend.xp.ndarray)
+    key = ("apply", op.name, mode, tx.name, tin.name, tout.name, on_device)
     fx = c_cast(tx, tin, "x_")
     if mode == "unary":
         pre = (f"__device__ __forceinline__ {tout.c_type} f_op({tin.c_type} x) "
@@ -128,28 +185,38 @@ def dense_apply(x, typed, mode, s):
         ins = f"{_np_name(tx)} x_, {_np_name(tin)} s"
     else:
         pre, _ = _binary_preamble("f_op", op, tin)
-        call = f"f_op(s, {fx})" if mode == "left" else f"f_op({fx}, s)"
-        ins = f"{_np_name(tx)} x_, {_np_name(tin)} s"
+        s_at = "s[0]" if on_device else "s"
+        call = f"f_op({s_at}, {fx})" if mode == "left" else f"f_op({fx}, {s_at})"
+        ins = f"{_np_name(tx)} x_, {'raw ' if on_device else ''}{_np_name(tin)} s"
     k = _kernel(key, ins, f"{_np_name(tout)} z", f"z = {call};", pre)
     z = backend.xp.empty(len(x), dtype=tout.np_type)
     if mode == "unary":
         k(x, z)
     else:
-        k(x, tin.np_type.type(s), z)
+        k(x, s if on_device else tin.np_type.type(s), z)
     return z
 
 
-def dense_ewise(va, ba, vb, bb, typed, mode, defaults):
+def dense_ewise(va, ba, vb, bb, typed, mode, defaults, both_full=False):
     """(z, bitmap) of A ⊗ B ('mult': intersection), A ⊕ B ('add': union, one side's value
-    passed through cast) or ewise_union ('union': a missing side takes its default)."""
+    passed through cast) or ewise_union ('union': a missing side takes its default). With
+    ``both_full`` (every entry of A and B present) the bitmaps are not read and the result
+    shares A's: z = A ⊙ B everywhere."""
     op, tin, tout = typed.op, typed.type, typed.out_type
     if not backend.is_gpu or _c_expr(op, tin) is None:
         return None
     ta, tb = lookup_dtype(va.dtype), lookup_dtype(vb.dtype)
-    key = ("ewise", op.name, mode, ta.name, tb.name, tin.name, tout.name)
+    key = ("ewise", op.name, "full" if both_full else mode, ta.name, tb.name, tin.name,
+           tout.name)
     pre, tf = _binary_preamble("f_op", op, tin)
     xa, xb = c_cast(ta, tin, "a"), c_cast(tb, tin, "b")
     both = c_cast(tf, tout, f"f_op({xa}, {xb})")
+    n = len(va)
+    z = backend.xp.empty(n, dtype=tout.np_type)
+    if both_full:
+        _kernel(key, f"{_np_name(ta)} a, {_np_name(tb)} b", f"{_np_name(tout)} z",
+                f"z = {both};", pre)(va, vb, z)
+        return z, ba
     if mode == "mult":
         body = f"zb = pa && pb; z = {both};"
     elif mode == "add":
@@ -161,8 +228,7 @@ def dense_ewise(va, ba, vb, bb, typed, mode, defaults):
     if mode == "union":
         ins += f", {_np_name(tin)} alpha, {_np_name(tin)} beta"
     k = _kernel(key, ins, f"{_np_name(tout)} z, bool zb", body, pre)
-    n = len(va)
-    z, zb = backend.xp.empty(n, dtype=tout.np_type), backend.xp.empty(n, dtype=bool)
+    zb = backend.xp.empty(n, dtype=bool)
     args = (va, ba, vb, bb) + (tuple(tin.np_type.type(d) for d in defaults)
                                if mode == "union" else ())
     k(*args, z, zb)

@@ -6,11 +6,12 @@ lets a dense vector be reduced from its values and bitmap as they are, with no c
 
 A monoid is associative and commutative, so the order of the fold is free:
 
-CuPy: one generated kernel (``reduce_blocks``) from the monoid's C expression, launched
-twice: a grid of at most MAX_BLOCKS blocks folds grid-strided elements per thread, then a
-shared-memory tree per block; the second launch folds the block results the same way. Two
-launches and one scalar read, whatever the length (the log-depth tree of CuPy calls this
-replaces cost ~1.5 ms on a 4M-element vector).
+CuPy: one generated kernel (``reduce_all``) from the monoid's C expression: a grid of at
+most MAX_BLOCKS blocks folds grid-strided elements per thread, then a shared-memory tree per
+block; the last block to finish (a counter) folds the block results the same way. One
+launch and one scalar read, whatever the length (the log-depth tree of CuPy calls this
+replaces cost ~1.5 ms on a 4M-element vector; a second launch for the block results cost
+4.6 µs).
 NumPy: ``segment_reduce`` over one segment (the ufunc where the monoid has one).
 """
 from string import Template
@@ -32,23 +33,8 @@ _SOURCE = r"""
 typedef ${T} T;
 __device__ __forceinline__ T add_op(T x, T y) { return (T)(${EXPR}); }
 
-extern "C" __global__ void reduce_blocks(const T* __restrict__ vals,
-                                         const bool* __restrict__ present, int has_present,
-                                         long long n, T identity, T* __restrict__ out,
-                                         bool* __restrict__ out_has) {
-    // "has" flags rather than folding into the identity: ANY (z = x or z = y) would keep
-    // the identity, which is not one of the values
-    __shared__ T part[${THREADS}];
-    __shared__ bool part_has[${THREADS}];
-    T acc = identity;
-    bool has = false;
-    long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
-        if (!has_present || present[k]) {
-            acc = has ? add_op(acc, vals[k]) : vals[k];
-            has = true;
-        }
-    }
+// the block's threads fold (acc, has) into part[0] / part_has[0]
+__device__ __forceinline__ void block_fold(T acc, bool has, T* part, bool* part_has) {
     part[threadIdx.x] = acc;
     part_has[threadIdx.x] = has;
     __syncthreads();
@@ -60,7 +46,49 @@ extern "C" __global__ void reduce_blocks(const T* __restrict__ vals,
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) { out[blockIdx.x] = part[0]; out_has[blockIdx.x] = part_has[0]; }
+}
+
+extern "C" __global__ void reduce_all(const T* __restrict__ vals,
+                                      const bool* __restrict__ present, int has_present,
+                                      long long n, T identity, T* partial, bool* partial_has,
+                                      unsigned int* done, T* __restrict__ out,
+                                      bool* __restrict__ out_has) {
+    // "has" flags rather than folding into the identity: ANY (z = x or z = y) would keep
+    // the identity, which is not one of the values
+    __shared__ T part[${THREADS}];
+    __shared__ bool part_has[${THREADS}];
+    __shared__ bool last;
+    T acc = identity;
+    bool has = false;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
+        if (!has_present || present[k]) {
+            acc = has ? add_op(acc, vals[k]) : vals[k];
+            has = true;
+        }
+    }
+    block_fold(acc, has, part, part_has);
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = part[0];
+        partial_has[blockIdx.x] = part_has[0];
+        __threadfence();  // the partial is visible before the count says so
+        last = atomicAdd(done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    // the last block to finish folds the blocks' partials
+    __threadfence();
+    acc = identity;
+    has = false;
+    for (int b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
+        if (((volatile bool*)partial_has)[b]) {
+            T v = ((volatile T*)partial)[b];
+            acc = has ? add_op(acc, v) : v;
+            has = true;
+        }
+    }
+    block_fold(acc, has, part, part_has);
+    if (threadIdx.x == 0) { out[0] = part[0]; out_has[0] = part_has[0]; }
 }
 """
 
@@ -82,21 +110,18 @@ def reduce_all(values, present, monoid, dtype, *, on_device=False):
     return dtype.np_type.type(segment_reduce(x, np.zeros(1, dtype=np.int64), monoid, dtype)[0])
 
 def _reduce_cuda(values, present, monoid, dtype, identity, on_device):
-    key = KernelKey("reduce_all", "blocks", (monoid.name,), (dtype.name,))
+    key = KernelKey("reduce_all", "one_pass", (monoid.name,), (dtype.name,))
     src = Template(_SOURCE).substitute(T=dtype.c_type, EXPR=monoid.c(dtype), THREADS=THREADS)
-    kernel = get_kernel(key, lambda: src, "reduce_blocks")
+    kernel = get_kernel(key, lambda: src, "reduce_all")
     n = len(values)
     blocks = max(1, min(MAX_BLOCKS, (n + THREADS - 1) // THREADS))
     partial, has = xp.empty(blocks, dtype=values.dtype), xp.empty(blocks, dtype=bool)
+    out, out_has = xp.empty(1, dtype=values.dtype), xp.empty(1, dtype=bool)
     flags = present if present is not None else has  # unread when has_present is 0
     kernel((blocks,), (THREADS,), (values, flags, np.int32(present is not None), np.int64(n),
-                                   identity, partial, has))
-    if blocks > 1 or on_device:
-        out, out_has = xp.empty(1, dtype=values.dtype), xp.empty(1, dtype=bool)
-        kernel((1,), (THREADS,), (partial, has, np.int32(1), np.int64(blocks), identity, out,
-                                  out_has))
-        partial, has = out, out_has
+                                   identity, partial, has, xp.zeros(1, dtype=np.uint32), out,
+                                   out_has))
     if on_device:
-        return partial, has
+        return out, out_has
     # nothing present: the identity (the kernel's value then is the identity too)
-    return dtype.np_type.type(backend.to_host(partial)[0])
+    return dtype.np_type.type(backend.to_host(out)[0])

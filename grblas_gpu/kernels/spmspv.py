@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import backend
 from ..vector import DENSE_THRESHOLD
-from . import spmv
+from . import launch, spmv
 from .cache import get_kernel
 from .cuda_common import fold_start
 
@@ -305,16 +305,16 @@ def _push_cuda(B, u, prod, mask, nout):
                                               (np.int64(nf), count, block_sums, offsets))
     _mark("offsets")
     if bitmap_u:  # the count is on the device: a full grid, which the edge loop strides
-        blocks = spmv.strided_grid(nout * spmv.THREADS)[0]
+        blocks = launch.strided_grid(nout * launch.THREADS)[0]
         est = nout  # the result stays a bitmap
     else:
         avg = len(B.idx) / max(len(B.ptr) - 1, 1)
         est = nf * avg  # expected gathered entries; the grid-stride loop covers any excess
-        blocks = spmv.strided_grid(est)[0]
+        blocks = launch.strided_grid(est)[0]
     _, term = prod.stop
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
     mod.get_function("spmspv_edges")(
-        (blocks,), (spmv.THREADS,),
+        (blocks,), (launch.THREADS,),
         (B.ptr, B.idx, B.values if read_a else d, spmv.scalar_arg(B.iso, B.dtype), fidx,
          u.values if read_u else d, spmv.scalar_arg(u.iso, u.dtype), offsets, np.int64(nf),
          count, mask.bitmap if mask is not None else d,

@@ -46,6 +46,7 @@ from .. import backend
 from ..types import cast, cast_scalar, lookup_dtype
 from .cache import KernelKey, get_kernel
 from .cuda_common import c_cast, header
+from .launch import THREADS, grid, strided_grid
 from .segment import segment_reduce
 
 xp = backend.xp
@@ -70,7 +71,6 @@ STREAM_HALF = 1024
 STREAM_ROWS = 2048
 # a non-complemented mask with at most this fraction of allowed rows is walked as a row list
 ROWLIST_MAX_DENSITY = 1 / 32
-THREADS = 256
 _WIDTH_OVERRIDE = None  # benchmarks may force V
 
 
@@ -677,30 +677,6 @@ def _streams(prod, u, mask):
     kind, _ = prod.stop
     reachable = kind == "any" or (kind == "value" and prod.tout.np_type.itemsize == 1)
     return u.full and mask is None and not reachable
-
-
-def grid(threads_needed):
-    return (max(1, (int(threads_needed) + THREADS - 1) // THREADS),)
-
-
-BLOCKS_PER_SM = 16  # resident blocks per multiprocessor for the grid-stride kernels
-
-
-def strided_grid(threads_needed):
-    """The grid of a grid-stride kernel: enough blocks to fill the device, no more."""
-    return (min(grid(threads_needed)[0], sm_count() * BLOCKS_PER_SM),)
-
-
-_sm_counts = {}
-
-
-def sm_count():
-    """Multiprocessors of the current device (memoised: Device.attributes queries them all)."""
-    dev = xp.cuda.Device().id
-    if dev not in _sm_counts:
-        _sm_counts[dev] = xp.cuda.runtime.deviceGetAttribute(
-            xp.cuda.runtime.cudaDevAttrMultiProcessorCount, dev)
-    return _sm_counts[dev]
 
 
 def _pull_cuda(B, u, prod, mask, plan_cache):

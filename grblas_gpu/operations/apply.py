@@ -7,6 +7,11 @@
                   colindex: j + thunk, diagindex: j - (i + thunk); for a Vector j = 0)
     then C⟨M, replace⟩ = accum(C, T).
 
+The bound scalar ``s`` may be a Vector of size 1 standing for a GrB_Scalar (the C API's
+GrB_apply_BinaryOp1st_Scalar / 2nd_Scalar): its value is read where it lies, so a scalar
+computed on the device (``reduce_scalar(u, out=s)``) scales a vector with nothing read back.
+Without an entry it is EmptyObject (GrB_EMPTY_OBJECT); an uncounted one is counted first.
+
 Types follow python-graphblas: a scalar is typed as NumPy types it (int -> INT64, float ->
 FP64) and a binary operator runs at the unified type of the scalar and A; a monoid means
 its operator. The thunk of an index-unary operator may also be passed as ``right=``.
@@ -18,7 +23,7 @@ import numpy as np
 
 from .. import backend, operators
 from ..descriptor import as_descriptor
-from ..errors import DimensionMismatch, DomainMismatch, InvalidValue
+from ..errors import DimensionMismatch, DomainMismatch, EmptyObject, InvalidValue
 from ..kernels.elementwise import dense_apply
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
@@ -79,9 +84,25 @@ def _plan(a_type, op, left, right, thunk):
             raise DomainMismatch(f"{op!r} is not a unary operator (a binary operator needs "
                                  "left= or right=)")
         return "unary", typed, None
-    s, t = scalar_of(left if left is not None else right, "left" if left is not None else "right")
+    side = "left" if left is not None else "right"
+    bound = left if left is not None else right
+    if isinstance(bound, Vector):
+        t = _check_scalar_vector(bound, side).dtype
+    else:
+        bound, t = scalar_of(bound, side)
     typed = bound_binary(op, t, a_type) if left is not None else bound_binary(op, a_type, t)
-    return ("left" if left is not None else "right"), typed, cast_scalar(s, typed.type)
+    if isinstance(bound, Vector):  # its value as a 1-element array of the operator's type
+        return side, typed, cast(bound._dense_form()[0], typed.type, xp)
+    return side, typed, cast_scalar(bound, typed.type)
+
+
+def _check_scalar_vector(v, side):
+    if v.size != 1:
+        raise DimensionMismatch(f"apply: {side}= as a Vector stands for a GrB_Scalar and "
+                                f"must have size 1, got {v.size}")
+    if v.nvals == 0:
+        raise EmptyObject(f"apply: the scalar given as {side}= holds no entry")
+    return v
 
 
 def _compute(A, mode, typed, s):
@@ -109,6 +130,8 @@ def _compute(A, mode, typed, s):
 
 def _evaluate(mode, typed, s, x, i, j, n):
     fn, t_in = typed.op.numpy, typed.type
+    if isinstance(s, xp.ndarray):  # a GrB_Scalar's value, where it lies
+        s = s[0]
     if not (mode == "index" and typed.op.positional):
         x = cast(x, t_in, xp)
     with np.errstate(all="ignore"):  # values are defined by the operator, warnings or not

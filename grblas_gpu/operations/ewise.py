@@ -170,7 +170,9 @@ def _dense(A, B, typed, mode, defaults):
     n = A.size
     # full operands give a full result, a count known without counting (no device sync)
     full = (A._nvals == n and B._nvals == n) if mode == "mult" else n in (A._nvals, B._nvals)
-    fused = dense_ewise(va, ba, vb, bb, typed, mode, defaults)
+    # both full: every position takes the ⊙ branch and the result shares A's all-true bitmap
+    both_full = A._nvals == n and B._nvals == n
+    fused = dense_ewise(va, ba, vb, bb, typed, mode, defaults, both_full)
     if fused is not None:
         return Vector._from_dense(n, t_out, *fused, n if full else None)
     xa, xb = cast(va, t_in, xp), cast(vb, t_in, xp)

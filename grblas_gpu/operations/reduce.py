@@ -112,14 +112,19 @@ def _reduced_into(s, A, typed, accum, initial):
         raise InvalidValue("reduce_scalar: initial= is for a host result; out= holds its own")
     _, acc, _ = output_args(s, None, accum, None, typed.type)
     values, has = _all_reduced(A, typed, on_device=True)
-    return write_back(s, Vector._from_dense(1, typed.type, values, has), accum=acc)
+    # the result's count is A's being nonzero, when A's is known without counting (a full
+    # s keeps the operations downstream on their full-vector paths)
+    count = A.nvals if isinstance(A, Matrix) else A._nvals
+    T = Vector._from_dense(1, typed.type, values, has, None if count is None else min(count, 1))
+    return write_back(s, T, accum=acc)
 
 
 def _all_reduced(A, typed, on_device=False):
     t = typed.type
     if isinstance(A, Vector) and not A.has_sparse:  # the dense form as it is: no compaction
         values, bitmap = A._dense_form()
-        return reduce_all(cast(values, t, xp), bitmap, typed.op, t, on_device=on_device)
+        present = None if A._nvals == A.size else bitmap  # a full vector's is not read
+        return reduce_all(cast(values, t, xp), present, typed.op, t, on_device=on_device)
     return reduce_all(cast(A._values_full(), t, xp), None, typed.op, t, on_device=on_device)
 
 
