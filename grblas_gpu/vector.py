@@ -254,7 +254,8 @@ class Vector(MaskableMixin):
 
     def to_dense(self, fill=0, *, device=False):
         values, bitmap = self._dense_form()
-        out = xp.where(bitmap, values, xp.asarray(fill).astype(values.dtype))
+        # (the fill cast on the host: a device copy of it would cost a transfer)
+        out = xp.where(bitmap, values, np.asarray(fill).astype(values.dtype)[()])
         return out if device else backend.to_host(out)
 
     def to_graphblas(self):

@@ -56,17 +56,19 @@ class _StridedKernel:
         self.name, self.body, self.preamble = name, body, preamble
         self.params = [_param(p, out=False) for p in in_params.split(",")] + \
                       [_param(p, out=True) for p in out_params.split(",")]
-        self._compiled = {}
+        self._fn = self._extent = None
 
     def __call__(self, *args):
-        scalars = tuple(not isinstance(a, backend.xp.ndarray) for a in args)
-        n = next(len(a) for a, (raw, *_), scalar in zip(args, self.params, scalars)
-                 if not (raw or scalar))
-        fn = self._compiled.get(scalars)
-        if fn is None:
-            fn = self._compiled[scalars] = backend.xp.RawKernel(
-                self._source(scalars), self.name, options=("--std=c++17",))
-        fn(launch.strided_grid(n), (launch.THREADS,), (*args, np.int64(n)))
+        # which arguments are scalars is fixed by the call site (the kernel's key): compiled
+        # on the first call, which also finds the array giving the extent
+        if self._fn is None:
+            scalars = [not isinstance(a, backend.xp.ndarray) for a in args]
+            self._extent = next(k for k, ((raw, *_), scalar) in
+                                enumerate(zip(self.params, scalars)) if not (raw or scalar))
+            self._fn = backend.xp.RawKernel(self._source(scalars), self.name,
+                                            options=("--std=c++17",))
+        n = len(args[self._extent])
+        self._fn(launch.strided_grid(n), launch.BLOCK, (*args, np.int64(n)))
 
     def _source(self, scalars):
         sig, bind = [], []

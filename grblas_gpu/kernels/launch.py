@@ -7,9 +7,10 @@ scheduling and 64-bit index arithmetic per element.
 """
 from .. import backend
 
-__all__ = ["THREADS", "BLOCKS_PER_SM", "grid", "strided_grid", "sm_count"]
+__all__ = ["THREADS", "BLOCK", "BLOCKS_PER_SM", "grid", "strided_grid", "sm_count"]
 
 THREADS = 256       # threads per block
+BLOCK = (THREADS,)
 BLOCKS_PER_SM = 16  # resident blocks per multiprocessor for the grid-stride kernels
 
 _sm_counts = {}
@@ -28,7 +29,7 @@ def strided_grid(threads_needed):
 def sm_count():
     """Multiprocessors of the current device (memoised: Device.attributes queries them all)."""
     xp = backend.xp
-    dev = xp.cuda.Device().id
+    dev = xp.cuda.runtime.getDevice()  # (a Device object costs more than the lookup)
     if dev not in _sm_counts:
         _sm_counts[dev] = xp.cuda.runtime.deviceGetAttribute(
             xp.cuda.runtime.cudaDevAttrMultiProcessorCount, dev)

@@ -287,21 +287,23 @@ def _push_cuda(B, u, prod, mask, nout):
                                        SMALL=int(tout.np_type.itemsize < 4),
                                        FI=spmv.c_index(fidx.dtype), U_BITMAP=int(bitmap_u))
 
-    mod = get_kernel(key, build, "spmspv", module=True)
+    def kernel(name):  # (memoised per name: RawModule.get_function costs ~5 µs a call)
+        return get_kernel(key, build, name)
+
     d = spmv.dummy()
     count = d
     if bitmap_u:
         count = xp.zeros(1, dtype=np.uint64)
-        mod.get_function("spmspv_compact")((-(-nf // 1024),), (1024,),
+        kernel("spmspv_compact")((-(-nf // 1024),), (1024,),
                                            (u.bitmap, np.int64(nf), fidx, count))
     _mark("workspace")
     offsets = xp.empty(nf + 1, dtype=np.int64)
     nblocks = -(-nf // 1024)
     block_sums = xp.empty(nblocks, dtype=np.int64)
-    mod.get_function("spmspv_scan_blocks")((nblocks,), (1024,),
+    kernel("spmspv_scan_blocks")((nblocks,), (1024,),
                                            (B.ptr, fidx, np.int64(nf), count, offsets, block_sums))
     if nblocks > 1:
-        mod.get_function("spmspv_scan_carry")((nblocks - 1,), (1024,),
+        kernel("spmspv_scan_carry")((nblocks - 1,), (1024,),
                                               (np.int64(nf), count, block_sums, offsets))
     _mark("offsets")
     if bitmap_u:  # the count is on the device: a full grid, which the edge loop strides
@@ -313,7 +315,7 @@ def _push_cuda(B, u, prod, mask, nout):
         blocks = launch.strided_grid(est)[0]
     _, term = prod.stop
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
-    mod.get_function("spmspv_edges")(
+    kernel("spmspv_edges")(
         (blocks,), (launch.THREADS,),
         (B.ptr, B.idx, B.values if read_a else d, spmv.scalar_arg(B.iso, B.dtype), fidx,
          u.values if read_u else d, spmv.scalar_arg(u.iso, u.dtype), offsets, np.int64(nf),
