@@ -12,11 +12,11 @@ iteration is (pagerank.cu, solve_it):
     r   = ||pr - tmp||₂ ;  stop when r < tolerance, returning pr / ||pr||₁
     tmp = pr
 
-In GraphBLAS, with fixed matrices G = alpha P and the 1 x n row R = a'/n, and the rank-one
-term's coefficient kept on the device as a 1-entry vector (GraphBLAS's GrB_Scalar):
+In GraphBLAS, with the fixed matrix G = alpha P and vector b = a/n, and the rank-one term's
+coefficient kept on the device as a 1-entry vector (GraphBLAS's GrB_Scalar):
 
     w  = tmp +.* G        (vxm: alpha Pᵀ tmp)
-    d  = R +.* tmp        (mxv into a 1-entry vector: d(0) = (a · tmp) / n)
+    d  = Σ b .* tmp       (ewise_mult, then reduce_scalar into d: d(0) = (a · tmp) / n)
     pr = w + d            (apply with d bound: the kernel reads d(0) where it lies)
 
 G also holds an explicit zero on its diagonal, so that w(j) = 0 is stored, not absent, for
@@ -53,11 +53,10 @@ weights should be positive.
 """
 import math
 
-import numpy as np
 
 import grblas_gpu as gg
 import semirings
-from grblas_gpu import backend
+from semirings import indexunary
 from grblas_gpu.errors import InvalidValue, NotConverged
 
 from ._common import as_vector, check_square, emit, float_type
@@ -119,7 +118,7 @@ def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=N
 
 def _power_method(P, alpha, bm, tmp, tol, max_iter, trace):
     n, dt = P.nrows, float_type(P)
-    G, R = _fixed_matrices(P, alpha, bm, dt)
+    G, b = _fixed_operands(P, alpha, bm, dt)
     w, pr, work = gg.Vector(dt, n), gg.Vector(dt, n), gg.Vector(dt, n)
     d, s, r2 = gg.Vector(dt, 1), gg.Vector(dt, 1), gg.Vector(dt, 1)
     zero = dt.np_type.type(0)  # (a Python 0 would make the subtraction FP64)
@@ -128,8 +127,9 @@ def _power_method(P, alpha, bm, tmp, tol, max_iter, trace):
     def power_step():
         # w = tmp +.* G           (alpha Pᵀ tmp)
         gg.vxm(w, tmp, G, semirings.plus_times)
-        # d = R +.* tmp           ((a · tmp) / n)
-        gg.mxv(d, R, tmp, semirings.plus_times)
+        # d = Σ b .* tmp          ((a · tmp) / n)
+        gg.ewise_mult(work, b, tmp, semirings.binary.times)
+        gg.reduce_scalar(work, semirings.monoid.plus, out=d)
         # pr = w + d              (alpha Pᵀ tmp + (a · tmp) e/n)
         gg.apply(pr, w, semirings.binary.plus, right=d)
         _normalize(pr, 2, s, work)
@@ -159,14 +159,17 @@ def _power_method(P, alpha, bm, tmp, tol, max_iter, trace):
     return tmp.to_dense(device=True)
 
 
-def _fixed_matrices(P, alpha, bm, dt):
-    """G = alpha P + diag(0) and R = a'/n (see the module docstring)."""
+def _fixed_operands(P, alpha, bm, dt):
+    """G = alpha P + diag(0) and b = a/n (see the module docstring)."""
     n = P.nrows
-    a = gg.Vector(dt, n)
-    # a(:) = (1 - alpha) / n
-    gg.assign(a, (1.0 - alpha) / n, gg.ALL)
-    # a⟨bm.V⟩ = bm / n   (nvGRAPH's update_dangling_nodes: flagged vertices keep their flag)
-    gg.apply(a, bm, semirings.binary.div, right=float(n), mask=bm.V)
+    # flagged = bm where bm ≠ 0, divided by n   (nvGRAPH's update_dangling_nodes: flagged
+    # vertices keep their flag)
+    flagged = gg.select(gg.Vector(dt, n), bm, indexunary.valuene, 0)
+    gg.apply(flagged, flagged, semirings.binary.div, right=float(n))
+    b = gg.Vector(dt, n)
+    # b(:) = (1 - alpha) / n ;  b = b ∪second flagged   (full, as the engine knows uncounted)
+    gg.assign(b, (1.0 - alpha) / n, gg.ALL)
+    gg.ewise_add(b, b, flagged, semirings.binary.second)
     G = gg.Matrix(dt, n, n)
     # G = alpha .* P
     gg.apply(G, P, semirings.binary.times, left=alpha)
@@ -174,11 +177,7 @@ def _fixed_matrices(P, alpha, bm, dt):
     # z(:) = 0 ;  G = G + diag(z)   (explicit zeros: no column of G is empty)
     gg.assign(z, 0.0, gg.ALL)
     gg.ewise_add(G, G, _diag(z), semirings.binary.plus)
-    # R = a' (a 1 x n matrix)
-    idx, vals = a.to_coo(device=True)
-    R = gg.Matrix.from_coo(backend.xp.zeros(n, dtype=np.int64), idx, vals, nrows=1, ncols=n,
-                           dtype=dt)
-    return G, R
+    return G, b
 
 
 def _normalize(u, p, s, work):
