@@ -20,13 +20,13 @@ import numpy as np
 
 from .. import backend
 from .cache import KernelKey, get_kernel
+from .launch import THREADS, grid
 from .segment import segment_reduce
 
 xp = backend.xp
 
 __all__ = ["reduce_all"]
 
-THREADS = 256
 MAX_BLOCKS = 1024  # ~8 blocks per SM on an H100: enough to stream at full bandwidth
 
 _SOURCE = r"""
@@ -114,7 +114,7 @@ def _reduce_cuda(values, present, monoid, dtype, identity, on_device):
     src = Template(_SOURCE).substitute(T=dtype.c_type, EXPR=monoid.c(dtype), THREADS=THREADS)
     kernel = get_kernel(key, lambda: src, "reduce_all")
     n = len(values)
-    blocks = max(1, min(MAX_BLOCKS, (n + THREADS - 1) // THREADS))
+    blocks = min(MAX_BLOCKS, grid(n)[0])
     partial, has = xp.empty(blocks, dtype=values.dtype), xp.empty(blocks, dtype=bool)
     out, out_has = xp.empty(1, dtype=values.dtype), xp.empty(1, dtype=bool)
     flags = present if present is not None else has  # unread when has_present is 0

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import backend
 from .._validate import index_dtype
-from . import memory
+from . import launch, memory
 from .cache import KernelKey, get_kernel
 from .cuda_common import c_index_type, fold_start, header, value_args, word_dtype, word_of
 
@@ -431,9 +431,8 @@ def _heavy_spa(phase, mod, a, b, vals, heavy, u, ncols, keyt, wdt, ident, row_nn
     """Heavy rows with dense accumulators, one per persistent block."""
     ax, am, bx, bm = vals
     nheavy = len(heavy)
-    sms = xp.cuda.Device().attributes["MultiProcessorCount"]
     per_block = ncols * (4 + (wdt.itemsize if phase == "num" else 0))
-    nblocks = int(min(nheavy, sms * SPA_BLOCKS_PER_SM,
+    nblocks = int(min(nheavy, launch.sm_count() * SPA_BLOCKS_PER_SM,
                       max(memory.available() // 2 // max(per_block, 1), 1)))
     memory.require(nblocks * per_block, "dense accumulators for the heavy rows")
     flags = xp.zeros(nblocks * ncols, dtype=np.int32)

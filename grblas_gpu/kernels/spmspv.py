@@ -294,17 +294,16 @@ def _push_cuda(B, u, prod, mask, nout):
     count = d
     if bitmap_u:
         count = xp.zeros(1, dtype=np.uint64)
-        kernel("spmspv_compact")((-(-nf // 1024),), (1024,),
-                                           (u.bitmap, np.int64(nf), fidx, count))
+        kernel("spmspv_compact")((-(-nf // 1024),), (1024,), (u.bitmap, np.int64(nf), fidx, count))
     _mark("workspace")
     offsets = xp.empty(nf + 1, dtype=np.int64)
     nblocks = -(-nf // 1024)
     block_sums = xp.empty(nblocks, dtype=np.int64)
     kernel("spmspv_scan_blocks")((nblocks,), (1024,),
-                                           (B.ptr, fidx, np.int64(nf), count, offsets, block_sums))
+                                 (B.ptr, fidx, np.int64(nf), count, offsets, block_sums))
     if nblocks > 1:
         kernel("spmspv_scan_carry")((nblocks - 1,), (1024,),
-                                              (np.int64(nf), count, block_sums, offsets))
+                                    (np.int64(nf), count, block_sums, offsets))
     _mark("offsets")
     if bitmap_u:  # the count is on the device: a full grid, which the edge loop strides
         blocks = launch.strided_grid(nout * launch.THREADS)[0]

@@ -168,10 +168,10 @@ def _dense(A, B, typed, mode, defaults):
     va, ba = A._dense_form()
     vb, bb = B._dense_form()
     n = A.size
-    # full operands give a full result, a count known without counting (no device sync)
-    full = (A._nvals == n and B._nvals == n) if mode == "mult" else n in (A._nvals, B._nvals)
+    # full operands give a full result, a count known without counting (no device sync);
     # both full: every position takes the ⊙ branch and the result shares A's all-true bitmap
     both_full = A._nvals == n and B._nvals == n
+    full = both_full if mode == "mult" else n in (A._nvals, B._nvals)
     fused = dense_ewise(va, ba, vb, bb, typed, mode, defaults, both_full)
     if fused is not None:
         return Vector._from_dense(n, t_out, *fused, n if full else None)
