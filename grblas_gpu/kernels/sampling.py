@@ -40,6 +40,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import backend
+from . import launch
 from .cache import KernelKey, get_kernel
 
 xp = backend.xp
@@ -54,7 +55,6 @@ _GAMMA = 0x9E3779B97F4A7C15
 _M1 = 0xBF58476D1CE4E5B9
 _M2 = 0x94D049BB133111EB
 _MASK = (1 << 64) - 1
-_THREADS = 256
 
 
 def _mix64_int(z):
@@ -204,13 +204,13 @@ _KEY = KernelKey("sampling", "select", (), ("int64", "float64"))
 
 
 def _kernel(name):
-    # one RawModule (memoised under a single name) holds every kernel of the family
-    return get_kernel(_KEY, lambda: _SOURCE, "sampling_module", module=True).get_function(name)
+    # one source holds every kernel of the family; each is looked up once (memoised by name)
+    return get_kernel(_KEY, lambda: _SOURCE, name)
 
 
 def _launch(name, n, *args):
     if n:
-        _kernel(name)(((n + _THREADS - 1) // _THREADS,), (_THREADS,), args)
+        _kernel(name)(launch.grid(n), launch.BLOCK, args)
 
 
 def _i64(a):
