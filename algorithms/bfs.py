@@ -36,10 +36,11 @@ recording repeats its scalars). The degrees are made full (0 where a vertex has 
 Results (nvGRAPH's): dense backend int32 arrays of length n; distances[source] = 0,
 2**31 - 1 where unreachable; predecessors[source] = -1, -1 where unreachable.
 
-Device reads: one scalar per level, the one the loop stops on: mf while pushing (no edges
-out of the frontier: nothing left to find, reduced on the device by the step), nf while
-pulling (empty frontier). A direction switch reads the other one (and mu when returning to
-push).
+Device reads: one scalar per level, the one the loop stops on: mf, reduced on the device by
+the step (no edge out of the new frontier: nothing left to find, by push or by pull). mu
+needs no read: the edges out of the unreached vertices are m less the mf of every frontier
+so far. A pull also reads nf (its next direction depends on it), and so does a switch to
+pull.
 
 References: Beamer et al., "Direction-Optimizing Breadth-First Search", SC 2012;
 LAGraph LG_BreadthFirstSearch_SSGrB.c; nvGRAPH 9.2 guide 2.28; Graph500 BFS validation.
@@ -49,6 +50,8 @@ on an unsymmetric A the pull steps follow reversed edges. NOTE: an edge mask app
 stored edge, so on an undirected graph (i, j) and (j, i) are masked separately, as in
 nvGRAPH. NOTE: the tree found is one of many valid ones; only levels are unique.
 """
+import numpy as np
+
 import grblas_gpu as gg
 import semirings
 from semirings import indexunary
@@ -111,49 +114,42 @@ def bfs_advanced(S, source, *, AT, out_degree, alpha=None, beta=None, trace=None
 
 
 def _bfs(S, AT, out_degree, source, alpha, beta, trace):
-    n = S.nrows
+    n, m = S.nrows, S.nvals
     ws = _workspace(S, AT, out_degree)
     ws.start(source)
     push, growing, level = True, True, 0
-    mu = S.nvals                     # edges not yet explored
     mf = _read(ws.deg, source)       # edges out of the frontier
+    seen = mf                        # edges out of the vertices reached so far
     nf = 1                           # vertices in the frontier
     while True:
         level += 1
+        mu = m - seen + mf           # edges not yet explored: the frontier's, the unreached's
         if AT is not None:           # Beamer's state machine (nvGRAPH bfs.cu)
             if push and mf > mu / alpha:
                 push, nf = False, ws.q.nvals
             elif not push and not growing and nf < n / beta:
                 push = True
-                mf = _read(ws.mf)
-                # t⟨¬pi.S, replace⟩ = deg ;  mu = Σ t + mf   (the unvisited vertices' edges,
-                # and the frontier's, about to be explored)
-                gg.apply(ws.t, ws.deg, semirings.unary.identity, mask=~ws.pi.S, desc=REPLACE)
-                mu = int(gg.reduce_scalar(ws.t, semirings.monoid.plus)) + mf
-        if push:
-            ws.push_level()
-            mu -= mf
-            mf = _read(ws.mf)        # the one read: no edges out of the frontier, nothing left
-            done = mf == 0
-        else:
-            ws.pull_level()
-            nf, old = ws.q.nvals, nf  # the one read: an empty frontier
-            growing, done = nf > old, nf == 0
+        (ws.push_level if push else ws.pull_level)()
+        # the one read a level needs: mf = 0 (no edge out of the new frontier) ends the search
+        mf = _read(ws.mf)
+        seen += mf
+        if not push:                 # and a pull's next direction needs the frontier's size
+            nf, old = ws.q.nvals, nf
+            growing = nf > old
         if trace is not None:        # a trace may cost a read more: the frontier's size
             emit(trace, iteration=level, direction="push" if push else "pull",
-                 frontier=ws.q.nvals if push else nf, edges=mf if push else None,
-                 unexplored=mu if push else None)
-        if done:
+                 frontier=ws.q.nvals if push else nf, edges=mf, unexplored=mu)
+        if mf == 0:
             break
     return ws.results()
 
 
 class _Workspace:
-    """A BFS's vectors on one graph, and its two kinds of level as gg.Replay steps: on the
-    GPU each is recorded as a CUDA graph on its second run, and later levels (and later
-    searches on the same graph) replay it with one launch. A level's frontier is a bitmap
-    whatever its size, listed on the device by the push, so both steps are fixed sequences
-    of kernels.
+    """A BFS's vectors on one graph, and its steps as gg.Replay recordings: on the GPU each is
+    recorded as a CUDA graph on its second run, and later levels (and later searches on the
+    same graph) replay it with one launch. A level's frontier is a bitmap whatever its size,
+    listed on the device by the push, so both kinds of level are fixed sequences of kernels.
+    The start of a search is one too, its source given as the 1-entry vector ``seed``.
 
     v cannot be set to the level number (a recorded step repeats its scalars), so it counts
     levels instead: each level adds 1 to every vertex not yet reached, and a vertex reached
@@ -162,8 +158,9 @@ class _Workspace:
     def __init__(self, S, AT, out_degree):
         n = S.nrows
         itype = index_type(n)
+        self.one, self.zero, self.root = (itype.np_type.type(x) for x in (1, 0, -1))
         self.inputs = (AT, out_degree, _content(AT), _content(out_degree))
-        self.q, self.pi, self.v = (gg.Vector(itype, n) for _ in range(3))
+        self.q, self.pi, self.v, self.seed, self.dist = (gg.Vector(itype, n) for _ in range(5))
         # v(:) = 0   (full and dense, as a level leaves it)
         gg.assign(self.v, 0, gg.ALL)
         self.v.set_format("dense")
@@ -173,8 +170,10 @@ class _Workspace:
         gg.assign(self.deg, 0, gg.ALL)
         gg.assign(self.deg, out_degree, gg.ALL, mask=out_degree.S)
         self.deg.set_format("dense")
+        self.begin = gg.Replay(self._begin)
         self.push_level = gg.Replay(lambda: self._level(S, "push"))
         self.pull_level = gg.Replay(lambda: self._level(AT, "pull"))
+        self.finish = gg.Replay(self._finish)
 
     def made_from(self, AT, out_degree):
         at, deg, at_arrays, deg_arrays = self.inputs
@@ -182,18 +181,24 @@ class _Workspace:
                 and _same(deg_arrays, _content(out_degree)))
 
     def start(self, source):
+        # seed = {source: source}   (what the host sends)
+        self.seed.set_sparse(np.array([source]), np.array([source]))
+        self.begin()
+
+    def _begin(self):
         q, pi, v = self.q, self.pi, self.v
-        # pi = {source: -1} ;  q = {source: source}   (bitmaps, as a level leaves them)
-        for x, value in ((pi, -1), (q, source)):
-            x.clear()
-            x[source] = value
+        # q = seed ;  pi = seed .second -1   (bitmaps, as a level leaves them)
+        gg.apply(q, self.seed, semirings.unary.identity)
+        gg.apply(pi, self.seed, semirings.binary.second, right=self.root)
+        for x in (q, pi):
+            x.set_format("dense")
         # v = v .* 0   (v(:) = 0: v is full)
-        gg.apply(v, v, semirings.binary.times, right=0)
+        gg.apply(v, v, semirings.binary.times, right=self.zero)
 
     def _level(self, B, direction):
-        q, pi, v, t = self.q, self.pi, self.v, self.t
+        q, pi, v = self.q, self.pi, self.v
         # v⟨¬pi.S⟩ += 1
-        gg.apply(v, v, semirings.binary.plus, right=1, mask=~pi.S)
+        gg.apply(v, v, semirings.binary.plus, right=self.one, mask=~pi.S)
         if direction == "push":
             # q⟨¬pi.S, replace⟩ = q any.first S
             gg.vxm(q, q, B, semirings.any_first, mask=~pi.S, desc=REPLACE, direction="push")
@@ -204,16 +209,18 @@ class _Workspace:
         gg.apply(pi, q, semirings.unary.identity, accum=semirings.binary.second)
         # q(i) = i
         gg.apply(q, q, indexunary.rowindex, thunk=0)
-        # t⟨replace⟩ = q .second deg ;  mf = Σ t   (left on the device)
-        gg.ewise_mult(t, q, self.deg, semirings.binary.second, desc=REPLACE)
-        gg.reduce_scalar(t, semirings.monoid.plus, out=self.mf)
+        # t⟨replace⟩ = q .second deg ;  mf = Σ t   (the edges out of the frontier)
+        gg.ewise_mult(self.t, q, self.deg, semirings.binary.second, desc=REPLACE)
+        gg.reduce_scalar(self.t, semirings.monoid.plus, out=self.mf)
+
+    def _finish(self):
+        # dist⟨pi.S, replace⟩ = v
+        gg.apply(self.dist, self.v, semirings.unary.identity, mask=self.pi.S, desc=REPLACE)
 
     def results(self):
-        n = self.v.size
-        dist = gg.Vector(self.v.dtype, n)
-        # dist⟨pi.S⟩ = v
-        gg.apply(dist, self.v, semirings.unary.identity, mask=self.pi.S)
-        return dist.to_dense(fill=UNREACHED, device=True), self.pi.to_dense(fill=-1, device=True)
+        self.finish()
+        return (self.dist.to_dense(fill=UNREACHED, device=True),
+                self.pi.to_dense(fill=-1, device=True))
 
 
 def _workspace(S, AT, out_degree):

@@ -19,10 +19,13 @@ nvals of an uncounted result, to_dense to the host). The objects fn writes (foun
 first call) get private arrays before the recording, and each replay ends by copying its
 results into them (a device copy per array, recorded with the rest): what fn reads at its
 start is what the previous call left. (A Vector that fn writes before reading it is
-scratch: it keeps the arrays the recording writes, and costs no copy.) An object given new
-content between calls (by an operation outside fn, or by another Replay sharing it) holds
-other arrays than the private ones: a replay first copies that content into them, so two
-recordings may take turns on the same objects (a BFS's push and pull steps). The private
+scratch: it keeps the arrays the recording writes, and costs no copy.) The Vectors fn only
+reads get private arrays too. An object given new content between calls (by an operation
+outside fn, or by another Replay sharing it) holds other arrays than the private ones: a
+replay first copies that content into them, so two recordings may take turns on the same
+objects (a BFS's push and pull steps: a recording made while an object holds another's
+private arrays shares them, and nothing is copied between the two), and a small Vector set from the host before each call
+passes values in (a BFS's source). (Matrices fn only reads are fixed by the recording.) The private
 arrays are rewritten in place by every replay, and operations may share an input's arrays
 with their output: read results through ``dup()`` or ``to_dense()`` (which copy) to keep a
 value past the next call.
@@ -44,6 +47,7 @@ from . import backend
 __all__ = ["Replay", "note", "read", "content"]
 
 _journal = None  # the _Journal of the recording under way, else None
+_private = {}  # id(object) -> (weak reference, the private arrays recordings read)
 
 
 def note(obj):
@@ -57,6 +61,7 @@ def read(obj):
     carries a value from call to call (the others are scratch, written before read)."""
     if _journal is not None and id(obj) not in _journal.saved:
         _journal.read_first.add(id(obj))
+        _journal.read_objects[id(obj)] = obj
 
 
 def content(obj):
@@ -70,6 +75,7 @@ class _Journal:
     def __init__(self):
         self.saved = {}          # id(obj) -> (obj, state before its first change)
         self.read_first = set()  # ids of the Vectors read before their first change
+        self.read_objects = {}   # id -> those Vectors
 
     def carried(self, obj):
         """Does obj's value at the start of fn matter? (Objects that do not report their
@@ -82,6 +88,10 @@ class _Journal:
 
     def changed(self):
         return [(obj, state) for obj, state in self.saved.values() if state is not None]
+
+    def inputs(self):
+        """The Vectors read and never changed."""
+        return [obj for key, obj in self.read_objects.items() if key not in self.saved]
 
     def restore(self):
         for obj, state in self.changed():
@@ -96,6 +106,7 @@ class Replay:
         self.calls = 0
         self.why_not_recorded = None if backend.is_gpu else "NumPy backend"
         self._writes = None   # weak references to the objects fn's first call changed
+        self._inputs = None   # weak references to the Vectors it only read
         self._graph = None
         self._kept = None     # the recording's arrays and memory pool, alive as long as it is
         self._states = None   # [(object, its state after each replay)]
@@ -119,8 +130,10 @@ class Replay:
         elif self.why_not_recorded is not None:
             self.fn()
         elif self._writes is None:
-            self._writes = [weakref.ref(obj) for obj, before in _journaled(self.fn).changed()
+            journal = _journaled(self.fn)
+            self._writes = [weakref.ref(obj) for obj, before in journal.changed()
                             if _arrays_changed(obj, before)]
+            self._inputs = [weakref.ref(obj) for obj in journal.inputs()]
         else:
             self._record()
 
@@ -128,12 +141,17 @@ class Replay:
         global _journal
         cp = backend.xp
         owned = {}  # id(obj) -> obj: the objects given private arrays
-        for ref in self._writes:
+        for ref in self._writes + self._inputs:
             obj = ref()
             if obj is not None:
                 state = obj._snapshot()
-                fresh = [None if a is None else a.copy() for a in obj._arrays(state)]
-                obj._restore(obj._with_arrays(state, fresh))
+                arrays = obj._arrays(state)
+                # arrays private to another recording serve this one too: recordings taking
+                # turns on an object (a BFS's push and pull) then copy nothing between them
+                if not _same_arrays(arrays, _private_arrays(obj)):
+                    fresh = [None if a is None else a.copy() for a in arrays]
+                    obj._restore(obj._with_arrays(state, fresh))
+                    _set_private(obj, fresh)
                 owned[id(obj)] = obj
         pool, stream = cp.cuda.MemoryPool(), cp.cuda.Stream(non_blocking=True)
         journal, graph, failure, copies = _Journal(), None, None, []
@@ -168,6 +186,8 @@ class Replay:
                         for obj, before in journal.changed()]
         self._carried = [(obj, obj._arrays(before)) for obj, before in journal.changed()
                          if journal.carried(obj)]
+        self._carried += [(obj, obj._arrays(obj._snapshot())) for obj in journal.inputs()
+                          if id(obj) in owned]
         self._graph, self._kept = graph, (pool, [new for _, new in copies])
         graph.launch(cp.cuda.get_current_stream())
         for obj, state in self._states:
@@ -198,6 +218,21 @@ def _journaled(fn):
         return journal
     finally:
         _journal = None
+
+
+def _private_arrays(obj):
+    ref, arrays = _private.get(id(obj), (None, None))
+    return arrays if ref is not None and ref() is obj else None
+
+
+def _set_private(obj, arrays):
+    key = id(obj)
+    _private[key] = (weakref.ref(obj, lambda _: _private.pop(key, None)), arrays)
+
+
+def _same_arrays(arrays, others):
+    return others is not None and len(arrays) == len(others) and all(
+        a is b for a, b in zip(arrays, others))
 
 
 def _arrays_changed(obj, before):

@@ -208,9 +208,10 @@ class Vector(MaskableMixin):
             replay.note(self)
             idx, _ = self._sp
             values = xp.zeros(self._size, dtype=self._dtype.np_type)
-            values[idx] = self._values_full()
             bitmap = xp.zeros(self._size, dtype=bool)
-            bitmap[idx] = True
+            if len(idx):  # (a scatter of nothing still costs CuPy 30-40 µs of host time)
+                values[idx] = self._values_full()
+                bitmap[idx] = True
             self._dn = (values, bitmap)
         return self._dn
 

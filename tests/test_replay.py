@@ -166,3 +166,32 @@ def test_two_recordings_take_turns_on_shared_objects():
     if backend.is_gpu:
         assert steps["up"].recorded and steps["down"].recorded
         assert steps["up"].plain_calls == 0 and steps["down"].plain_calls == 0
+
+
+def test_vectors_fn_only_reads_pass_new_values_in():
+    """A Vector fn only reads, given new content from the host before each call (a BFS's
+    source): every replay reads the latest content, not what the recording saw, and the
+    Vector read keeps its values."""
+    n = 200
+    rng = np.random.default_rng(11)
+    A = gg.Matrix.from_coo(rng.integers(0, n, 900), rng.integers(0, n, 900), 1.0,
+                           nrows=n, ncols=n, dup_op="plus")
+    seed, q, w = gg.Vector(gg.INT64, n), gg.Vector(gg.INT64, n), gg.Vector(gg.FP64, n)
+
+    def step():  # q = seed (as a bitmap) ;  w = A q
+        gg.apply(q, seed, "identity")
+        q.set_format("dense")
+        gg.mxv(w, A, q, "plus_times", direction="pull")
+
+    replayed = gg.Replay(step)
+    for k in range(6):
+        idx = np.sort(rng.choice(n, 5, replace=False))  # (a fixed count: a fixed shape)
+        vals = rng.integers(1, 50, len(idx))
+        seed.set_sparse(idx, vals)
+        replayed()
+        expect = A.to_graphblas().mxv(seed.to_graphblas()).new()
+        assert w.to_graphblas().isequal(expect), k
+        np.testing.assert_array_equal(seed.to_coo()[0], idx)
+        np.testing.assert_array_equal(seed.to_coo()[1], vals)
+    if backend.is_gpu:
+        assert replayed.recorded and replayed.plain_calls == 0, replayed.why_not_recorded

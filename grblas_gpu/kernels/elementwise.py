@@ -163,18 +163,20 @@ def dense_scatter(cv, cb, ctype, idx, tv, ttype, accum):
     return zv, zb
 
 
-def dense_apply(x, typed, mode, s):
+def dense_apply(x, typed, mode, s, tz=None):
     """z = f(x) (mode 'unary'), f(s, x) ('left'), f(x, s) ('right') or, for an index-unary
     f, f(x, i, 0, s) at each position i ('index'); x cast to f's input type (a positional f
-    does not read it), z of f's output type; x of any type. ``s``: a scalar, or a 1-element
-    device array of f's input type (read by the kernel)."""
+    does not read it), z of f's output type cast to ``tz`` (default: f's output type); x of
+    any type. ``s``: a scalar, or a 1-element device array of f's input type (read by the
+    kernel)."""
     op, tin, tout = typed.op, typed.type, typed.out_type
     expr = _c_expr(op, tin)
     if not backend.is_gpu or expr is None:
         return None
     tx = lookup_dtype(x.dtype)
+    tz = tout if tz is None else lookup_dtype(tz)
     on_device = isinstance(s, backend.xp.ndarray)
-    key = ("apply", op.name, mode, tx.name, tin.name, tout.name, on_device)
+    key = ("apply", op.name, mode, tx.name, tin.name, tout.name, tz.name, on_device)
     fx = c_cast(tx, tin, "x_")
     if mode == "unary":
         pre = (f"__device__ __forceinline__ {tout.c_type} f_op({tin.c_type} x) "
@@ -190,8 +192,9 @@ def dense_apply(x, typed, mode, s):
         s_at = "s[0]" if on_device else "s"
         call = f"f_op({s_at}, {fx})" if mode == "left" else f"f_op({fx}, {s_at})"
         ins = f"{_np_name(tx)} x_, {'raw ' if on_device else ''}{_np_name(tin)} s"
-    k = _kernel(key, ins, f"{_np_name(tout)} z", f"z = {call};", pre)
-    z = backend.xp.empty(len(x), dtype=tout.np_type)
+    k = _kernel(key, ins, f"{_np_name(tz)} z",
+                f"{tout.c_type} r = {call}; z = {c_cast(tout, tz, 'r')};", pre)
+    z = backend.xp.empty(len(x), dtype=tz.np_type)
     if mode == "unary":
         k(x, z)
     else:

@@ -49,7 +49,12 @@ def apply(C, A, op, *, left=None, right=None, thunk=None, mask=None, accum=None,
     A = _operand(C, A, d)
     plan = _plan(A.dtype, op, left, right, thunk)
     mask, acc, d = output_args(C, mask, accum, d, plan[1].out_type)
-    return write_back(C, _compute(A, *plan), mask=mask, accum=acc, replace=d.replace)
+    # without accum the write-back casts T to C's type: a kernel may make T in it directly.
+    # With a mask or accum the write-back builds new arrays, so T may be A itself (identity):
+    # C never shares A's values, which a Replay's copy-back could rewrite under it
+    t_type = C.dtype if acc is None else plan[1].out_type
+    T = _compute(A, *plan, t_type, share=mask is not None or acc is not None)
+    return write_back(C, T, mask=mask, accum=acc, replace=d.replace)
 
 
 def _operand(C, A, d):
@@ -105,15 +110,21 @@ def _check_scalar_vector(v, side):
     return v
 
 
-def _compute(A, mode, typed, s):
-    """T: A's structure with f applied to its values."""
+def _compute(A, mode, typed, s, t_type=None, share=False):
+    """T: A's structure with f applied to its values, in f's output type (or in ``t_type``,
+    where a kernel makes T: the type the write-back casts T to). ``share``: T may hold A's
+    arrays (identity, no cast)."""
     out = typed.out_type
     reads_index = mode == "index" and typed.op.reads_index
     if isinstance(A, Vector) and not A.has_sparse:  # dense form: all positions at once
         values, bitmap = A._dense_form()
-        z = dense_apply(values, typed, mode, s)
+        t_type = out if t_type is None else t_type
+        if (share and mode == "unary" and typed.op.name == "identity"
+                and values.dtype == t_type.np_type == typed.type.np_type):
+            return Vector._from_dense(A.size, t_type, values, bitmap, A._nvals)  # T = A
+        z = dense_apply(values, typed, mode, s, t_type)
         if z is not None:
-            return Vector._from_dense(A.size, out, z, bitmap, A._nvals)
+            return Vector._from_dense(A.size, t_type, z, bitmap, A._nvals)
         i = xp.arange(A.size, dtype=np.int64) if reads_index else None
         z = _evaluate(mode, typed, s, values, i, _zero() if reads_index else None, A.size)
         return Vector._from_dense(A.size, out, z, bitmap, A._nvals)
