@@ -76,7 +76,8 @@ def bfs(A, source, *, undirected=False, edge_mask=None, alpha=None, beta=None, t
     Returns (distances, predecessors) as dense int32 backend arrays (see the module
     docstring). ``edge_mask``: one value per stored edge in CSR order, 0 disabling the edge.
     ``alpha``, ``beta``: the direction-optimisation thresholds (None: 15 and 18).
-    ``trace(dict)``: per level, {iteration, direction, frontier, edges, unexplored}."""
+    ``trace(dict)``: per level, {iteration, direction, frontier (the vertices it found),
+    edges (the edges out of them), unexplored (the edges not yet explored as it began)}."""
     n = check_square(A)
     source = check_vertex(source, n)
     if edge_mask is None:  # A's pattern and degrees, kept with A for the next search
@@ -164,8 +165,9 @@ class _Workspace:
         # v(:) = 0   (full and dense, as a level leaves it)
         gg.assign(self.v, 0, gg.ALL)
         self.v.set_format("dense")
-        self.t, self.deg = gg.Vector(gg.INT64, n), gg.Vector(gg.INT64, n)
-        self.mf = gg.Vector(gg.INT64, 1)
+        # degrees and their sums in 32 bits while every edge count fits (half the bytes)
+        etype = gg.INT32 if S.nvals < 2**31 else gg.INT64
+        self.t, self.deg, self.mf = gg.Vector(etype, n), gg.Vector(etype, n), gg.Vector(etype, 1)
         # deg(:) = 0 ;  deg⟨out_degree.S⟩ = out_degree   (full: the frontier gathers from it)
         gg.assign(self.deg, 0, gg.ALL)
         gg.assign(self.deg, out_degree, gg.ALL, mask=out_degree.S)

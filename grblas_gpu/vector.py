@@ -48,16 +48,18 @@ def _host_entries(indices, values, size, dtype):
         idx = idx[order]
         if (idx[1:] == idx[:-1]).any():
             return None
+        # (cast on the host: a device cast after the transfer costs a launch and an array)
+        idx_out = idx.astype(index_dtype(n))
         if values is None or np.isscalar(values):
             _, iso, dt = values_and_dtype(values, len(idx), dtype)
-            return n, dt, xp.asarray(idx), None, iso
+            return n, dt, xp.asarray(idx_out), None, iso
         vals = np.asarray(values)
         if vals.ndim != 1 or len(vals) != len(idx) or vals.dtype.kind not in "biuf":
             return None
         dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
     except Exception:  # noqa: BLE001  (the general path raises the specific error)
         return None
-    return n, dt, xp.asarray(idx), xp.asarray(cast(vals[order], dt, np)), None
+    return n, dt, xp.asarray(idx_out), xp.asarray(cast(vals[order], dt, np)), None
 
 
 class Vector(MaskableMixin):
@@ -182,7 +184,7 @@ class Vector(MaskableMixin):
             return self._stage["nvals"]  # a multi-stage FILL_NNZ result awaiting its buffers
         if self._nvals is None:
             replay.note(self)
-            self._nvals = int(backend.to_scalar(xp.count_nonzero(self._dn[1])))
+            self._nvals = backend.count_true(self._dn[1])
         return self._nvals
 
     # ------------------------------------------------------------------ forms

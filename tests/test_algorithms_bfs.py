@@ -118,7 +118,7 @@ def test_repeated_searches_on_one_graph_reuse_the_workspace():
         check_graph500(S, source, host(dist), host(pred))
     ws = P.memo("algorithms.bfs", dict)["workspace"]
     if backend.is_gpu:
-        for step in (ws.push_level, ws.pull_level):
+        for step in (ws.begin, ws.push_level, ws.pull_level):
             assert step.recorded and step.plain_calls == 0, step.why_not_recorded
     # S changed: its memo is gone, and the search runs on the new graph
     keep = host(A.to_coo()[0]) != 0

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
+from grblas_gpu import backend
 from conftest import random_coo, snapshot
 
 
@@ -128,3 +129,14 @@ def test_huge_sparse_vector():
     np.testing.assert_array_equal(idx, [3, n - 1])
     np.testing.assert_array_equal(vals, [7.0, 1.0])
     assert v[n - 1] == 1.0 and v.nvals == 2
+
+
+@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 4099, 200_003])
+def test_count_true_counts_every_nonzero_byte(n):
+    """backend.count_true (a Vector's count of its bitmap): any nonzero byte is a True, at
+    every length (the 16-byte words and the tail), and at an unaligned start."""
+    rng = np.random.default_rng(n)
+    raw = (rng.integers(0, 256, n + 1) * (rng.random(n + 1) < 0.3)).astype(np.uint8)
+    flags = backend.xp.asarray(raw).view(bool)
+    assert backend.count_true(flags[:n]) == int(np.count_nonzero(raw[:n]))
+    assert backend.count_true(flags[1:]) == int(np.count_nonzero(raw[1:]))
