@@ -24,11 +24,11 @@ reads get private arrays too. An object given new content between calls (by an o
 outside fn, or by another Replay sharing it) holds other arrays than the private ones: a
 replay first copies that content into them, so two recordings may take turns on the same
 objects (a BFS's push and pull steps: a recording made while an object holds another's
-private arrays shares them, and nothing is copied between the two), and a small Vector set from the host before each call
-passes values in (a BFS's source). (Matrices fn only reads are fixed by the recording.) The private
-arrays are rewritten in place by every replay, and operations may share an input's arrays
-with their output: read results through ``dup()`` or ``to_dense()`` (which copy) to keep a
-value past the next call.
+private arrays shares them, and nothing is copied between the two), and a small Vector set
+from the host before each call passes values in (a BFS's source). (Matrices fn only reads
+are fixed by the recording.) The private arrays are rewritten in place by every replay, and
+operations may share an input's arrays with their output: read results through ``dup()``
+or ``to_dense()`` (which copy) to keep a value past the next call.
 
 When recording fails (fn reads the device, or changes an object's shape or form), every
 object fn changed is put back as it was, fn runs normally, and so does every later call

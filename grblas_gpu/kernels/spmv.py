@@ -629,8 +629,9 @@ def _aligned(*arrays):
 
 def _plan(ptr, nnz, plan_cache, stream, passes):
     """How B's rows are worked, cached per row-pointer array: for the row kernel, V lanes per
-    row up to short_max entries (``passes`` passes); for the stream kernel, the row ranges of its blocks
-    (``block_rows``) up to STREAM_HALF entries a row; longer rows as warp items either way."""
+    row up to short_max entries (``passes`` passes); for the stream kernel, the row ranges
+    of its blocks (``block_rows``) up to STREAM_HALF entries a row; longer rows as warp
+    items either way."""
     n = len(ptr) - 1
     # the cache is the matrix's, which serves both its CSR (mxv) and its CSC (vxm): the key
     # names the pointer array the plan was built from, so one never reuses the other's plan
