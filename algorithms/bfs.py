@@ -179,8 +179,8 @@ class _Workspace:
 
     def made_from(self, AT, out_degree):
         at, deg, at_arrays, deg_arrays = self.inputs
-        return (at is AT and deg is out_degree and _same(at_arrays, _content(AT))
-                and _same(deg_arrays, _content(out_degree)))
+        return (at is AT and deg is out_degree and gg.replay.same_arrays(at_arrays, _content(AT))
+                and gg.replay.same_arrays(deg_arrays, _content(out_degree)))
 
     def start(self, source):
         # seed = {source: source}   (what the host sends)
@@ -237,10 +237,6 @@ def _workspace(S, AT, out_degree):
 
 def _content(x):
     return () if x is None else gg.replay.content(x)
-
-
-def _same(arrays, others):
-    return len(arrays) == len(others) and all(a is b for a, b in zip(arrays, others))
 
 
 def _read(x, i=0):

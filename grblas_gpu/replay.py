@@ -44,7 +44,7 @@ import weakref
 
 from . import backend
 
-__all__ = ["Replay", "note", "read", "content"]
+__all__ = ["Replay", "note", "read", "content", "same_arrays"]
 
 _journal = None  # the _Journal of the recording under way, else None
 _private = {}  # id(object) -> (weak reference, the private arrays recordings read)
@@ -60,8 +60,7 @@ def read(obj):
     """Called by a Vector before its contents are read: a Vector read before fn changes it
     carries a value from call to call (the others are scratch, written before read)."""
     if _journal is not None and id(obj) not in _journal.saved:
-        _journal.read_first.add(id(obj))
-        _journal.read_objects[id(obj)] = obj
+        _journal.read_first[id(obj)] = obj
 
 
 def content(obj):
@@ -74,8 +73,7 @@ def content(obj):
 class _Journal:
     def __init__(self):
         self.saved = {}          # id(obj) -> (obj, state before its first change)
-        self.read_first = set()  # ids of the Vectors read before their first change
-        self.read_objects = {}   # id -> those Vectors
+        self.read_first = {}     # id(obj) -> obj: the Vectors read before their first change
 
     def carried(self, obj):
         """Does obj's value at the start of fn matter? (Objects that do not report their
@@ -91,7 +89,7 @@ class _Journal:
 
     def inputs(self):
         """The Vectors read and never changed."""
-        return [obj for key, obj in self.read_objects.items() if key not in self.saved]
+        return [obj for key, obj in self.read_first.items() if key not in self.saved]
 
     def restore(self):
         for obj, state in self.changed():
@@ -148,7 +146,7 @@ class Replay:
                 arrays = obj._arrays(state)
                 # arrays private to another recording serve this one too: recordings taking
                 # turns on an object (a BFS's push and pull) then copy nothing between them
-                if not _same_arrays(arrays, _private_arrays(obj)):
+                if not same_arrays(arrays, _private_arrays(obj)):
                     fresh = [None if a is None else a.copy() for a in arrays]
                     obj._restore(obj._with_arrays(state, fresh))
                     _set_private(obj, fresh)
@@ -230,14 +228,16 @@ def _set_private(obj, arrays):
     _private[key] = (weakref.ref(obj, lambda _: _private.pop(key, None)), arrays)
 
 
-def _same_arrays(arrays, others):
+def same_arrays(arrays, others):
+    """The same arrays, element by element (``is``; None matches None): two ``content``
+    results of an object that has not been given new content in between."""
     return others is not None and len(arrays) == len(others) and all(
         a is b for a, b in zip(arrays, others))
 
 
 def _arrays_changed(obj, before):
     """obj holds other arrays than in state ``before`` (not just new cached forms)."""
-    return any(a is not b for a, b in zip(obj._arrays(before), obj._arrays(obj._snapshot())))
+    return not same_arrays(obj._arrays(before), content(obj))
 
 
 def _copy_back_plan(journal, owned):

@@ -110,7 +110,7 @@ def _check_scalar_vector(v, side):
     return v
 
 
-def _compute(A, mode, typed, s, t_type=None, share=False):
+def _compute(A, mode, typed, s, t_type, share):
     """T: A's structure with f applied to its values, in f's output type (or in ``t_type``,
     where a kernel makes T: the type the write-back casts T to). ``share``: T may hold A's
     arrays (identity, no cast)."""
@@ -118,7 +118,6 @@ def _compute(A, mode, typed, s, t_type=None, share=False):
     reads_index = mode == "index" and typed.op.reads_index
     if isinstance(A, Vector) and not A.has_sparse:  # dense form: all positions at once
         values, bitmap = A._dense_form()
-        t_type = out if t_type is None else t_type
         if (share and mode == "unary" and typed.op.name == "identity"
                 and values.dtype == t_type.np_type == typed.type.np_type):
             return Vector._from_dense(A.size, t_type, values, bitmap, A._nvals)  # T = A

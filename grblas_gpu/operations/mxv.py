@@ -205,8 +205,7 @@ def _no_empty_vectors(A, by_rows):
     known = A._cache.get(key)
     if known is None:
         ptr = A._indptr if by_rows else A._csc()[0]
-        empty = xp.count_nonzero(ptr[1:] == ptr[:-1])
-        known = A._caching()[key] = int(backend.to_scalar(empty)) == 0
+        known = A._caching()[key] = backend.count_true(ptr[1:] == ptr[:-1]) == 0
     return known
 
 
