@@ -130,11 +130,9 @@ def degree_oriented(S, deg):
     """Each edge of the symmetric pattern S (no diagonal), stored once in the row of its end of
     lower rank (degree ``deg``, then index): an INT64 pattern (see the module docstring)."""
     n = S.nrows
-    ids = gg.apply(gg.Vector(gg.INT64, n), deg, indexunary.rowindex, thunk=0)
     key = gg.Vector(gg.INT64, n)
-    # key = deg · n + i   (distinct: ties broken by index)
-    gg.apply(key, deg, semirings.binary.times, right=n)
-    gg.ewise_mult(key, key, ids, semirings.binary.plus)
+    # key(i) = deg(i) · n + i   (distinct: ties broken by index)
+    gg.apply(key, deg, DEGREE_KEY, thunk=n)
     D = gg.Matrix.diag(key)
     K = gg.Matrix(gg.INT64, n, n)
     # K = S any.second D   (K(i, j) = key(j))
@@ -146,6 +144,12 @@ def degree_oriented(S, deg):
     return gg.select(gg.Matrix(gg.INT64, n, n), E, indexunary.valueeq, True)
 
 
+# key(i) = x · thunk + i, with x = deg(i) and thunk = n
+DEGREE_KEY = indexunary.indexunary_op("degree_key", c_expr="(x * thunk + i)",
+                                      numpy=lambda x, i, j, thunk: x * thunk + i,
+                                      types=(gg.INT64,), register=False)
+
+
 def _skewed(S, deg):
     """LAGraph's presort rule: at least 10 entries per row of S and a mean degree above 4 ×
     the median degree of SAMPLES vertices spread evenly."""
@@ -153,7 +157,7 @@ def _skewed(S, deg):
     if S.nvals < 10 * n:
         return False
     sample = gg.extract(gg.Vector(gg.INT64, SAMPLES), deg,
-                        [i * n // SAMPLES for i in range(SAMPLES)])
+                        np.arange(SAMPLES, dtype=np.int64) * n // SAMPLES)
     degrees = np.zeros(SAMPLES, dtype=np.int64)
     idx, vals = sample.to_coo()
     degrees[idx] = vals

@@ -11,7 +11,7 @@ import numpy
 from .errors import NotSupported
 
 __all__ = ["xp", "name", "is_gpu", "asarray", "to_host", "to_scalar", "count_true",
-           "data_address", "device_info"]
+           "row_ids", "data_address", "device_info"]
 
 
 def _usable_cupy():
@@ -111,6 +111,49 @@ def count_true(flags):
     blocks = max(1, min(1024, -(-n // (16 * 256))))
     _count_kernel((blocks,), (256,), (flags, numpy.int64(n), total))
     return int(total.get()[0])
+
+
+# The row of every entry of a compressed-row structure (what index operators, COO views
+# and CSC construction need). A searchsorted of every position in the offsets took 200 µs
+# for 7.6M entries; a warp per row writing its row number over its range takes ~15 µs
+# (a thread per row when rows are short: a warp would idle its lanes).
+_ROW_IDS_SOURCE = r"""
+template <typename P, typename R>
+__device__ void row_ids(const P* __restrict__ ptr, long long nrows, R* __restrict__ rows,
+                        int lanes) {
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long stride = ((long long)gridDim.x * blockDim.x) / lanes;
+    const int lane = threadIdx.x % lanes;
+    for (long long r = t / lanes; r < nrows; r += stride) {
+        const long long end = ptr[r + 1];
+        for (long long p = ptr[r] + lane; p < end; p += lanes) rows[p] = (R)r;
+    }
+}
+#define ROW_IDS(P, R, NAME) extern "C" __global__ void NAME(const P* ptr, long long nrows, \
+    R* rows, int lanes) { row_ids<P, R>(ptr, nrows, rows, lanes); }
+ROW_IDS(int, int, row_ids_int32_int32)
+ROW_IDS(int, long long, row_ids_int32_int64)
+ROW_IDS(long long, int, row_ids_int64_int32)
+ROW_IDS(long long, long long, row_ids_int64_int64)
+"""
+_row_ids_module = None
+
+
+def row_ids(indptr, nnz, dtype):
+    """rows[p] = r for every p in [indptr[r], indptr[r+1]): an int array of ``dtype``."""
+    global _row_ids_module
+    nrows = len(indptr) - 1
+    names = (numpy.dtype(indptr.dtype).name, numpy.dtype(dtype).name)
+    if not is_gpu or nnz == 0 or any(t not in ("int32", "int64") for t in names):
+        return (xp.searchsorted(indptr, xp.arange(nnz), side="right") - 1).astype(dtype)
+    if _row_ids_module is None:
+        _row_ids_module = xp.RawModule(code=_ROW_IDS_SOURCE, options=("--std=c++17",))
+    rows = xp.empty(nnz, dtype=dtype)
+    lanes = 32 if nnz >= 8 * nrows else 1
+    blocks = max(1, min(4096, -(-nrows * lanes // 256)))
+    _row_ids_module.get_function("row_ids_%s_%s" % names)(
+        (blocks,), (256,), (indptr, numpy.int64(nrows), rows, numpy.int32(lanes)))
+    return rows
 
 
 def data_address(a):

@@ -217,9 +217,8 @@ class Matrix(MaskableMixin):
     def _rows(self):
         rows = self._cache.get("rows")
         if rows is None:
-            rows = self._caching()["rows"] = (
-                xp.searchsorted(self._indptr, xp.arange(len(self._indices)), side="right") - 1
-            ).astype(self._indices.dtype)
+            rows = self._caching()["rows"] = backend.row_ids(
+                self._indptr, len(self._indices), self._indices.dtype)
         return rows
 
     def _csc(self):

@@ -10,6 +10,7 @@ SuiteSparse makes) and cached by types and operators:
     dense_scatter(C, T_sparse, accum)         C = accum(C, T) for a sparse T: T's entries only
     dense_apply(x, typed, mode, s)            f(x), f(s, x), f(x, s), f(x, i, 0, s) (GrB_apply)
     dense_ewise(A, B, typed, mode, defaults)  A ⊗ B, A ⊕ B, or the union with defaults
+    gather_binary(a, ia, b, ib, typed)        f(a[ia[k]], b[ib[k]]) (structured products)
 
 The kernels are written as CuPy ElementwiseKernel bodies (parameters by NumPy type, ``i`` the
 element's position, ``raw`` arrays indexed by hand) but compiled as grid-stride RawKernels
@@ -26,7 +27,7 @@ from ..types import lookup_dtype
 from . import launch
 from .cuda_common import c_cast
 
-__all__ = ["dense_write", "dense_scatter", "dense_apply", "dense_ewise"]
+__all__ = ["dense_write", "dense_scatter", "dense_apply", "dense_ewise", "gather_binary"]
 
 _kernels = {}
 
@@ -163,16 +164,20 @@ def dense_scatter(cv, cb, ctype, idx, tv, ttype, accum):
     return zv, zb
 
 
-def dense_apply(x, typed, mode, s, tz=None):
+def dense_apply(x, typed, mode, s, tz=None, rows=None, cols=None):
     """z = f(x) (mode 'unary'), f(s, x) ('left'), f(x, s) ('right') or, for an index-unary
     f, f(x, i, 0, s) at each position i ('index'); x cast to f's input type (a positional f
     does not read it), z of f's output type cast to ``tz`` (default: f's output type); x of
     any type. ``s``: a scalar, or a 1-element device array of f's input type (read by the
-    kernel)."""
+    kernel). With ``rows`` (an index-unary f over a list of entries: a matrix's or a sparse
+    vector's) the entry k is at (rows[k], cols[k]) (j = 0 without ``cols``) and x may be a
+    0-d array (an iso value)."""
     op, tin, tout = typed.op, typed.type, typed.out_type
     expr = _c_expr(op, tin)
     if not backend.is_gpu or expr is None:
         return None
+    if rows is not None:
+        return _entries_apply(x, typed, expr, s, lookup_dtype(tz or tout), rows, cols)
     tx = lookup_dtype(x.dtype)
     tz = tout if tz is None else lookup_dtype(tz)
     on_device = isinstance(s, backend.xp.ndarray)
@@ -199,6 +204,27 @@ def dense_apply(x, typed, mode, s, tz=None):
         k(x, z)
     else:
         k(x, s if on_device else tin.np_type.type(s), z)
+    return z
+
+
+def _entries_apply(x, typed, expr, s, tz, rows, cols):
+    """dense_apply's index mode over entries at (rows[k], cols[k])."""
+    tin, tout = typed.type, typed.out_type
+    iso = x.ndim == 0
+    tx = lookup_dtype(x.dtype)
+    ri, cj = _np_name(rows.dtype), None if cols is None else _np_name(cols.dtype)
+    key = ("apply_entries", typed.op.name, tx.name, tin.name, tout.name, tz.name, iso, ri, cj)
+    pre = (f"__device__ __forceinline__ {tout.c_type} f_op({tin.c_type} x, long long i, "
+           f"long long j, {tin.c_type} thunk) {{ return ({tout.c_type})({expr}); }}\n")
+    fx = c_cast(tx, tin, "x_" if iso else "x_[i]")
+    ins = f"{ri} ri, " + ("" if cj is None else f"{cj} cj, ") + \
+        f"{'' if iso else 'raw '}{_np_name(tx)} x_, {_np_name(tin)} s"
+    call = f"f_op({fx}, (long long)ri, {'(long long)cj' if cj else '0'}, s)"
+    k = _kernel(key, ins, f"{_np_name(tz)} z",
+                f"{tout.c_type} r = {call}; z = {c_cast(tout, tz, 'r')};", pre)
+    z = backend.xp.empty(len(rows), dtype=tz.np_type)
+    xv = tx.np_type.type(backend.to_scalar(x)) if iso else x
+    k(rows, *(() if cols is None else (cols,)), xv, tin.np_type.type(s), z)
     return z
 
 
@@ -238,3 +264,39 @@ def dense_ewise(va, ba, vb, bb, typed, mode, defaults, both_full=False):
                                if mode == "union" else ())
     k(*args, z, zb)
     return z, zb
+
+
+def gather_binary(a, ia, b, ib, typed, tz):
+    """z[k] = f(a[ia[k]], b[ib[k]]) cast to ``tz``: a binary f at its input type over values
+    gathered from two arrays; ``ia``/``ib`` None reads position k itself, and a 0-d ``a`` or
+    ``b`` is an iso value. At least one side must be an array read through its positions (or
+    at k). One pass where the gathers, f and the cast were a CuPy call each."""
+    op, tin = typed.op, typed.type
+    if not backend.is_gpu or _c_expr(op, tin) is None:
+        return None
+    tz = lookup_dtype(tz)
+    pre, tf = _binary_preamble("f_op", op, tin)
+    params, args, reads, key = [], [], [], ["gather_binary", op.name, tin.name, tz.name]
+    for name, x, pos in (("a", a, ia), ("b", b, ib)):
+        t = lookup_dtype(x.dtype)
+        if x.ndim == 0:
+            params.append(f"{_np_name(t)} {name}")
+            args.append(t.np_type.type(backend.to_scalar(x)))
+            reads.append(c_cast(t, tin, name))
+            key.append((t.name, "iso"))
+        elif pos is None:
+            params.append(f"{_np_name(t)} {name}")
+            args.append(x)
+            reads.append(c_cast(t, tin, name))
+            key.append((t.name, "at"))
+        else:
+            params += [f"{_np_name(pos.dtype)} {name}_at", f"raw {_np_name(t)} {name}"]
+            args += [pos, x]
+            reads.append(c_cast(t, tin, f"{name}[{name}_at]"))
+            key.append((t.name, _np_name(pos.dtype)))
+    n = next(len(x) for x in args if isinstance(x, backend.xp.ndarray))
+    k = _kernel(tuple(key), ", ".join(params), f"{_np_name(tz)} z",
+                f"z = {c_cast(tf, tz, f'f_op({reads[0]}, {reads[1]})')};", pre)
+    z = backend.xp.empty(n, dtype=tz.np_type)
+    k(*args, z)
+    return z

@@ -17,11 +17,11 @@ import numpy as np
 from .. import backend
 from ..types import cast
 from . import memory
-from .segment import kept_pointers, segment_reduce
+from .segment import segment_reduce
 
 xp = backend.xp
 
-__all__ = ["Operand", "row_flops", "spgemm", "structured_product", "expand", "ESC_CHUNK_FLOPS"]
+__all__ = ["Operand", "row_flops", "spgemm", "expand", "ESC_CHUNK_FLOPS"]
 
 # products gathered at once by the NumPy kernel (~50 bytes each of temporaries)
 ESC_CHUNK_FLOPS = 1 << 22
@@ -76,7 +76,7 @@ def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
     """(indptr, indices, values) of T = A ⊕.⊗ B with nrows = a.n, ncols columns.
     mult: typed ⊗ (input type X, output cast to mon.type); mon: typed ⊕ monoid.
     method: 'hash' or 'gustavson' (CuPy only; NumPy runs ESC for both). The caller tries
-    :func:`structured_product` first (operations.mxm does, once)."""
+    :func:`kernels.structured.structured_product` first (operations.mxm does, once)."""
     if flops is None:
         flops = row_flops(a, b.lengths)
     if backend.is_gpu:
@@ -84,79 +84,6 @@ def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
 
         return cuda_spgemm(a, b, a.n, ncols, mult, mon, flops, method)
     return _esc(a, b, ncols, mult, mon, flops)
-
-
-def structured_product(a, b, mult, mon):
-    """('row_gather' | 'column_scale', (indptr, indices, values)) when A has at most one entry
-    per row or B is diagonal (no ⊕ runs: one term per entry of T), else None."""
-    if len(a.idx) == 0:
-        return None
-    if int(backend.to_scalar(a.lengths.max())) == 1:
-        return "row_gather", _row_gather(a, b, mult, mon)
-    if _is_diagonal(b):
-        return "column_scale", _column_scale(a, b, mult, mon)
-    return None
-
-
-def _row_gather(a, b, mult, mon):
-    """A has at most one entry per row (a diagonal, a permutation, a row selection):
-    T(i,:) = A(i,k) ⊗ B(k,:) has one term per entry, so ⊕ never runs and no workspace is
-    needed: T's rows are B's rows gathered, their values multiplied (D·B scales rows)."""
-    x, z = mult.type, mon.type
-    first = xp.minimum(a.ptr[:-1], len(a.idx) - 1).astype(np.int64)
-    if a.n == b.n and len(a.idx) == a.n and bool(backend.to_scalar(
-            (a.idx == xp.arange(a.n, dtype=a.idx.dtype)).all())):
-        # A(i, i) in every row (D·B): T has B's pattern; only each entry's row is needed
-        memory.require(len(b.idx) * (8 + z.np_type.itemsize), "the product's entries")
-        indptr = b.ptr.astype(np.int64)
-        pos = xp.arange(len(b.idx), dtype=np.int64)
-        row = xp.searchsorted(indptr[1:], pos, side="right")
-    else:
-        k = a.idx[first].astype(np.int64)
-        lengths = xp.where(a.lengths > 0, b.lengths[k], 0).astype(np.int64)
-        memory.require(int(backend.to_scalar(lengths.sum())) * (8 + z.np_type.itemsize),
-                       "the product's entries")
-        indptr = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(lengths)])
-        row, pos = expand(b.ptr[k], lengths)
-    with np.errstate(all="ignore"):
-        prod = mult.numpy(a.values_at(first[row], x), b.values_at(pos, x))
-    prod = xp.asarray(prod)
-    if prod.shape != pos.shape:  # an operator that ignores its operands (pair) may broadcast
-        prod = xp.broadcast_to(prod, pos.shape).copy()
-    return indptr, b.idx[pos], cast(prod, z, xp)
-
-
-def _is_diagonal(b):
-    """Whether B's only entries are on its diagonal (B(k, k), at most one per row)."""
-    if len(b.idx) == 0 or len(b.idx) > b.n or int(backend.to_scalar(b.lengths.max())) > 1:
-        return False
-    first = xp.minimum(b.ptr[:-1], len(b.idx) - 1)
-    on_diagonal = (b.lengths == 0) | (b.idx[first] == xp.arange(b.n))
-    return bool(backend.to_scalar(on_diagonal.all()))
-
-
-def _column_scale(a, b, mult, mon):
-    """B is diagonal: T(i,k) = A(i,k) ⊗ B(k,k), one term per entry of A whose column k has
-    a diagonal entry in B (A·D scales columns). T keeps A's order: no sort, no workspace."""
-    x, z = mult.type, mon.type
-    k = a.idx
-    if bool(backend.to_scalar((b.lengths > 0).all())):   # a full diagonal keeps every entry
-        pos, indptr = slice(None), a.ptr
-        memory.require(len(k) * z.np_type.itemsize, "the product's values")
-    else:
-        keep = b.lengths[k] > 0
-        pos = xp.nonzero(keep)[0]
-        memory.require(len(pos) * (8 + z.np_type.itemsize), "the product's entries")
-        indptr = kept_pointers(a.ptr, keep)
-    idx = k[pos]
-    # an iso A stays one value: ⊗ broadcasts it (no array of nnz copies of it)
-    a_vals = a.vals[pos] if a.vals is not None else xp.asarray(a.iso, dtype=x.np_type)
-    with np.errstate(all="ignore"):
-        prod = mult.numpy(a_vals, b.values_at(b.ptr[idx], x))
-    prod = xp.asarray(prod)
-    if prod.shape != idx.shape:  # an operator that ignores its operands (pair) may broadcast
-        prod = xp.broadcast_to(prod, idx.shape).copy()
-    return indptr, idx, cast(prod, z, xp)
 
 
 def _chunks(flops, limit):

@@ -133,9 +133,23 @@ def _compute(A, mode, typed, s, t_type, share):
     if iso is not None and not reads_index:  # f(iso) is the same everywhere: still iso
         z = _evaluate(mode, typed, s, xp.asarray(iso), None, None, 1)
         return _like(A, out, None, backend.to_host(z)[0])
-    x = A._values_full() if iso is None else xp.asarray(iso)  # (positional ops ignore x)
+    x = _values_of(A) if iso is None else xp.asarray(iso)  # (positional ops ignore x)
+    z = entries_kernel(A, x, mode, typed, s, t_type)
+    if z is not None:
+        return _like(A, t_type, z, None)
+    x = A._values_full() if iso is None else x
     i, j = _indices(A) if reads_index else (None, None)
     return _like(A, out, _evaluate(mode, typed, s, x, i, j, A.nvals), None)
+
+
+def entries_kernel(A, x, mode, typed, s, tz):
+    """f over A's entries by one generated kernel, in type ``tz``: x A's values (or a 0-d
+    iso value, for an index-unary f); None where no kernel applies (NumPy, no C expression)."""
+    if mode == "index" and typed.op.reads_index:
+        rows, cols = ((A._rows(), A._indices) if isinstance(A, Matrix)
+                      else (A._sparse()[0], None))
+        return dense_apply(x, typed, mode, s, tz, rows=rows, cols=cols)
+    return None if x.ndim == 0 else dense_apply(x, typed, mode, s, tz)
 
 
 def _evaluate(mode, typed, s, x, i, j, n):

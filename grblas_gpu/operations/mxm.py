@@ -34,8 +34,9 @@ from .._validate import index_dtype
 from ..descriptor import Method, Request, _enum_of
 from ..errors import DimensionMismatch, NotSupported
 from ..kernels import masked_dot, memory
-from ..kernels.segment import kept_pointers
-from ..kernels.spgemm import Operand, row_flops, spgemm, structured_product
+from ..kernels.compact import compact
+from ..kernels.spgemm import Operand, row_flops, spgemm
+from ..kernels.structured import structured_product
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar
@@ -214,8 +215,8 @@ def _mask_entries(mask):
         return rows, cols, ptr
     if M._values is None:
         return rows[:0], cols[:0], xp.zeros_like(ptr)
-    keep = M._values != 0
-    return rows[keep], cols[keep], kept_pointers(ptr, keep)
+    ptr, (rows, cols) = compact(ptr, M._values != 0, [rows, cols])
+    return rows, cols, ptr
 
 
 def _from_entries(shape, dtype, rows, cols, vals):
@@ -228,10 +229,9 @@ def _present_entries(shape, dtype, entries, present, vals):
     """T from the mask entries (rows, cols, ptr) that ``present`` keeps: one compaction, the
     row pointers from a running count of the kept entries."""
     _, mj, mptr = entries
-    keep = xp.nonzero(present)[0]
-    itype = index_dtype(shape[0], shape[1], len(keep))
-    return Matrix._from_csr(*shape, dtype, kept_pointers(mptr, present).astype(itype), mj[keep],
-                            vals[keep])
+    indptr, (cols, vals) = compact(mptr, present, [mj, vals])
+    itype = index_dtype(shape[0], shape[1], len(cols))
+    return Matrix._from_csr(*shape, dtype, indptr.astype(itype), cols, vals)
 
 
 def _with_mask_structure(T, entries, z):

@@ -71,10 +71,29 @@ def _rows_reduced(A, typed):
     """t(i) = ⊕ over row i of A, for the rows with entries."""
     indptr = A._indptr
     rows = xp.nonzero(indptr[1:] > indptr[:-1])[0]
-    vals = cast(A._values_full(), typed.type, xp)
-    z = segment_reduce(vals, indptr[:-1][rows], typed.op, typed.type)
+    z = _iso_rows_reduced(A, typed, rows) if A._values is None else None
+    if z is None:
+        vals = cast(A._values_full(), typed.type, xp)
+        z = segment_reduce(vals, indptr[:-1][rows], typed.op, typed.type)
     return Vector._from_sparse(A.nrows, typed.out_type, rows, result_array(z, len(rows),
                                                                            typed.out_type))
+
+
+# x ⊕ x = x: a row of an iso-valued matrix reduces to the iso value itself
+IDEMPOTENT = ("any", "min", "max", "land", "lor", "band", "bor", "first", "second")
+
+
+def _iso_rows_reduced(A, typed, rows):
+    """The rows of an iso-valued A reduced without reading an entry: v for an idempotent ⊕,
+    count · v for an integer plus (wrapping as repeated addition does); else None."""
+    t = typed.type.np_type
+    v = cast_scalar(A._iso, typed.type)
+    if typed.op.name in IDEMPOTENT:
+        return xp.full(len(rows), v, dtype=t)
+    if typed.op.name == "plus" and not typed.type.is_float:
+        counts = (A._indptr[1:] - A._indptr[:-1])[rows]
+        return counts.astype(t) * t.type(v)
+    return None
 
 
 def reduce_scalar(A, op="plus", *, accum=None, initial=None, out=None):

@@ -15,14 +15,14 @@ import numpy as np
 from .. import backend
 from ..descriptor import as_descriptor
 from ..errors import InvalidValue
-from ..kernels.segment import kept_pointers
+from ..kernels.compact import compact
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import BOOL, cast, cast_scalar
 from ..vector import Vector
 from ._common import output_args, unwrap_transpose
 from ._opargs import indexunary, scalar_of
-from .apply import _evaluate, _indices, _operand, _values_of, _zero
+from .apply import _evaluate, _indices, _operand, _values_of, _zero, entries_kernel
 from .writeback import write_back
 
 xp = backend.xp
@@ -56,9 +56,13 @@ def _compute(A, typed, s):
     if vals is None and not op.reads_index:  # f(iso value): keep everything or nothing
         keep = _keep(typed, s, xp.asarray(A._iso), None, None, 1)
         return A if bool(backend.to_scalar(keep[0])) else _empty_like(A)
-    x = A._values_full() if vals is None else vals
-    i, j = _indices(A) if op.reads_index else (None, None)
-    return _compact(A, _keep(typed, s, x, i, j, A.nvals))
+    keep = entries_kernel(A, xp.asarray(A._iso) if vals is None else vals, "index", typed, s,
+                          BOOL)
+    if keep is None:
+        x = A._values_full() if vals is None else vals
+        i, j = _indices(A) if op.reads_index else (None, None)
+        keep = _keep(typed, s, x, i, j, A.nvals)
+    return _compact(A, keep)
 
 
 def _keep(typed, s, x, i, j, n):
@@ -69,15 +73,14 @@ def _keep(typed, s, x, i, j, n):
 def _compact(A, keep):
     """A's entries where ``keep`` (a flag per entry) is set, as a new object of A's type;
     a matrix's row pointers count the kept entries before each row's first."""
-    kept = xp.nonzero(keep)[0]
     if isinstance(A, Vector):
         idx, vals = A._sparse()
-        return Vector._from_sparse(A.size, A.dtype, idx[kept],
-                                   None if vals is None else vals[kept], iso=A._iso)
-    indptr = kept_pointers(A._indptr, keep).astype(A._indptr.dtype)
-    vals = None if A._values is None else A._values[kept]
-    return Matrix._from_csr(A.nrows, A.ncols, A.dtype, indptr, A._indices[kept], vals,
-                            iso=A._iso)
+        _, (idx, *vals) = compact(None, keep, [idx] + ([] if vals is None else [vals]))
+        return Vector._from_sparse(A.size, A.dtype, idx, vals[0] if vals else None, iso=A._iso)
+    arrays = [A._indices] + ([] if A._values is None else [A._values])
+    indptr, (indices, *vals) = compact(A._indptr, keep, arrays)
+    return Matrix._from_csr(A.nrows, A.ncols, A.dtype, indptr.astype(A._indptr.dtype), indices,
+                            vals[0] if vals else None, iso=A._iso)
 
 
 def _empty_like(A):

@@ -1,0 +1,191 @@
+"""Stable partition and compaction of entry lists.
+
+``positions(labels, kinds)`` -> (pos, counts): entries labelled 1..kinds are listed kind
+after kind, each kind in entry order; pos[p] is entry p's place in that concatenation (an
+entry labelled 0 gets the place a kind-1 entry would take there: with one kind, the number
+kept before it). ``compact(ptr, keep, arrays)`` -> (new_ptr, [a[keep] for a in arrays]): the
+flagged entries of a segmented structure (a matrix's rows; ptr None for one flat list), in
+order, new_ptr[s] counting the kept entries before segment s. What select, a masked dot's
+present entries and its entry kinds, and a value mask's entries need.
+
+NumPy: ``nonzero`` and a running count. CuPy: tiles of TILE entries, a block each; a first
+pass counts each kind per tile, a scan of those counts (kind-major) gives every tile's start
+in every kind's list, and a second pass ranks the tile's entries with warp ballots. Nothing
+walks a whole row (a warp per row took 0.6 ms on R-MAT's hubs, where the tiles take ~0.1 ms
+for 7.6M entries) and no atomics contend (one counter per kind, updated per warp, cost
+0.5 ms at the same size).
+"""
+import numpy as np
+
+from .. import backend
+from .cache import KernelKey, get_kernel
+from .segment import kept_pointers
+
+xp = backend.xp
+
+__all__ = ["positions", "compact", "TILE"]
+
+ROUNDS = 8                  # entries per thread in a tile
+TILE = 256 * ROUNDS         # entries per tile (a block of 256 threads)
+
+_SOURCE = r"""
+#define ROUNDS ${ROUNDS}
+#define WARPS 8
+typedef ${E} E;   // an unsigned word as wide as a scattered array's elements
+
+// counts[k * ntiles + t] = the entries of tile t labelled k + 1
+extern "C" __global__ void tile_counts(const unsigned char* __restrict__ labels, long long n,
+        int kinds, long long ntiles, long long* __restrict__ counts) {
+    __shared__ int sums[3][WARPS];
+    for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        int mine[3] = {0, 0, 0};
+        for (int r = 0; r < ROUNDS; ++r) {
+            const long long p = t * (ROUNDS * 256) + r * 256 + threadIdx.x;
+            const int l = p < n ? labels[p] : 0;
+            for (int k = 0; k < 3; ++k) mine[k] += (l == k + 1);
+        }
+        for (int k = 0; k < 3; ++k) {
+            int s = mine[k];
+            for (int d = 16; d > 0; d >>= 1) s += __shfl_down_sync(0xffffffffu, s, d);
+            if ((threadIdx.x & 31) == 0) sums[k][threadIdx.x >> 5] = s;
+        }
+        __syncthreads();
+        if (threadIdx.x < kinds) {
+            long long s = 0;
+            for (int w = 0; w < WARPS; ++w) s += sums[threadIdx.x][w];
+            counts[threadIdx.x * ntiles + t] = s;
+        }
+        __syncthreads();
+    }
+}
+
+// pos[p]: entry p's place in the kind-major lists (see the module docstring); starts: the
+// exclusive scan of tile_counts' counts
+extern "C" __global__ void tile_positions(const unsigned char* __restrict__ labels,
+        long long n, int kinds, long long ntiles, const long long* __restrict__ starts,
+        long long* __restrict__ pos) {
+    __shared__ unsigned int ballots[3][ROUNDS][WARPS];
+    __shared__ long long before[3][ROUNDS][WARPS];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const unsigned int lower = (1u << lane) - 1u;
+    for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        int l[ROUNDS];
+        for (int r = 0; r < ROUNDS; ++r) {
+            const long long p = t * (ROUNDS * 256) + r * 256 + threadIdx.x;
+            l[r] = p < n ? labels[p] : 0;
+            for (int k = 0; k < kinds; ++k) {
+                const unsigned int b = __ballot_sync(0xffffffffu, l[r] == k + 1);
+                if (lane == 0) ballots[k][r][w] = b;
+            }
+        }
+        __syncthreads();
+        if (threadIdx.x < kinds) {   // entry order within a tile: round, then warp, then lane
+            const int k = threadIdx.x;
+            long long s = starts[k * ntiles + t];
+            for (int r = 0; r < ROUNDS; ++r)
+                for (int v = 0; v < WARPS; ++v) { before[k][r][v] = s; s += __popc(ballots[k][r][v]); }
+        }
+        __syncthreads();
+        for (int r = 0; r < ROUNDS; ++r) {
+            const long long p = t * (ROUNDS * 256) + r * 256 + threadIdx.x;
+            if (p >= n) break;
+            const int k = l[r] > 0 ? l[r] - 1 : 0;
+            pos[p] = before[k][r][w] + __popc(ballots[k][r][w] & lower);
+        }
+        __syncthreads();
+    }
+}
+
+// out[pos[p]] = in[p] where p is kept
+extern "C" __global__ void scatter_kept(const bool* __restrict__ keep,
+        const long long* __restrict__ pos, long long n, const E* __restrict__ in,
+        E* __restrict__ out) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < n; p += stride)
+        if (keep[p]) out[pos[p]] = in[p];
+}
+
+// new_ptr[s] = the kept entries before ptr[s]
+template <typename P>
+__device__ void kept_before(const P* __restrict__ ptr, long long nseg1,
+        const long long* __restrict__ pos, long long n, long long total,
+        long long* __restrict__ new_ptr) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < nseg1; s += stride) {
+        const long long p = ptr[s];
+        new_ptr[s] = p < n ? pos[p] : total;
+    }
+}
+extern "C" __global__ void kept_before_int32(const int* ptr, long long nseg1,
+        const long long* pos, long long n, long long total, long long* new_ptr) {
+    kept_before<int>(ptr, nseg1, pos, n, total, new_ptr); }
+extern "C" __global__ void kept_before_int64(const long long* ptr, long long nseg1,
+        const long long* pos, long long n, long long total, long long* new_ptr) {
+    kept_before<long long>(ptr, nseg1, pos, n, total, new_ptr); }
+"""
+
+_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+
+
+def _module(word=8):
+    from string import Template
+
+    key = KernelKey("compact", "tiles", (), (f"word{word}",))
+    return get_kernel(key, lambda: Template(_SOURCE).substitute(ROUNDS=ROUNDS, E=_WORDS[word]),
+                      "compact", module=True)
+
+
+def _grid(items):
+    return (max(1, min(8192, int(items))),)
+
+
+def positions(labels, kinds):
+    """(pos int64 per entry, [entries of each kind]) for labels (uint8 or bool) in 0..kinds
+    (kinds <= 3); CuPy only."""
+    n = len(labels)
+    labels = labels.view(np.uint8) if labels.dtype == np.bool_ else labels
+    ntiles = max(1, -(-n // TILE))
+    mod = _module()
+    counts = xp.empty(kinds * ntiles, dtype=np.int64)
+    mod.get_function("tile_counts")(_grid(ntiles), (256,), (
+        labels, np.int64(n), np.int32(kinds), np.int64(ntiles), counts))
+    # exclusive scan, kind-major: every tile's start in every kind's list
+    starts = xp.zeros(kinds * ntiles + 1, dtype=np.int64)
+    xp.cumsum(counts, out=starts[1:])
+    totals = starts[ntiles::ntiles].get()   # the running count at each kind's end
+    sizes = [int(totals[0])] + [int(totals[k] - totals[k - 1]) for k in range(1, kinds)]
+    pos = xp.empty(n, dtype=np.int64)
+    mod.get_function("tile_positions")(_grid(ntiles), (256,), (
+        labels, np.int64(n), np.int32(kinds), np.int64(ntiles), starts, pos))
+    return pos, sizes
+
+
+def compact(ptr, keep, arrays):
+    """(new_ptr int64, [a[keep] for a in arrays]); ``ptr`` None for a flat list (new_ptr is
+    then [0, kept])."""
+    n = len(keep)
+    keep = keep.astype(bool, copy=False)
+    if not backend.is_gpu or n == 0:
+        kept = xp.nonzero(keep)[0]
+        new_ptr = (kept_pointers(ptr, keep) if ptr is not None
+                   else xp.asarray([0, len(kept)], dtype=np.int64))
+        return new_ptr, [a[kept] for a in arrays]
+    keep = xp.ascontiguousarray(keep)
+    pos, (total,) = positions(keep, 1)
+    outs = []
+    for a in arrays:
+        out = xp.empty(total, dtype=a.dtype)
+        if total:
+            word = np.dtype(a.dtype).itemsize
+            _module(word).get_function("scatter_kept")(_grid(-(-n // 256)), (256,), (
+                keep, pos, np.int64(n), xp.ascontiguousarray(a), out))
+        outs.append(out)
+    if ptr is None:
+        return xp.asarray([0, total], dtype=np.int64), outs
+    if np.dtype(ptr.dtype).name not in ("int32", "int64"):
+        ptr = ptr.astype(np.int64)
+    new_ptr = xp.empty(len(ptr), dtype=np.int64)
+    _module().get_function(f"kept_before_{np.dtype(ptr.dtype).name}")(
+        _grid(-(-len(ptr) // 256)), (256,), (ptr, np.int64(len(ptr)), pos, np.int64(n),
+                                             np.int64(total), new_ptr))
+    return new_ptr, outs
