@@ -97,8 +97,9 @@ def symmetric_pattern(A):
     triangle (nvGRAPH's lower-triangular input); taken as is when it holds both."""
     n = A.nrows
     S = gg.Matrix(gg.INT64, n, n)
-    # S = offdiag(A)
-    gg.select(S, A, indexunary.offdiag, 0)
+    # S = one(A) ;  S = offdiag(S)   (iso first: the select moves no values)
+    gg.apply(S, A, semirings.unary.one)
+    gg.select(S, S, indexunary.offdiag, 0)
     B = gg.Matrix(gg.INT64, n, n)
     # B(i, j) = (j <= i - 1) ;  below = Σ B   (how many entries lie below the diagonal)
     gg.apply(B, S, indexunary.tril, thunk=-1)
@@ -106,8 +107,7 @@ def symmetric_pattern(A):
     if below in (0, S.nvals):
         # S = S ∪ Sᵀ
         gg.ewise_add(S, S, S, semirings.binary.any, desc=gg.Descriptor(transpose_second=True))
-    # S = one(S)
-    return gg.apply(S, S, semirings.unary.one)
+    return S
 
 
 def lower_triangle(A):

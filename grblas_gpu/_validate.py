@@ -15,11 +15,12 @@ def index_dtype(*extents):
     return np.int32 if max((int(e) for e in extents), default=0) <= INT32_MAX else np.int64
 
 
-def as_index_array(a, what):
-    """A 1-D integer backend array (int64), rejecting floats, bools and other shapes."""
+def as_index_array(a, what, module=None):
+    """A 1-D integer array (int64) of ``module`` (default: the backend's), rejecting floats,
+    bools and other shapes."""
     if a is None:
         raise InvalidValue(f"{what} is required")
-    arr = xp.asarray(a)
+    arr = (module or xp).asarray(a)
     if arr.ndim != 1:
         raise InvalidValue(f"{what} must be one-dimensional, got shape {arr.shape}")
     if arr.size == 0:

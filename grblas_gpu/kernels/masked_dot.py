@@ -199,6 +199,7 @@ __device__ void dot_group(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
     }
     bool has = false;
     Z acc = Z();
+    long long found = l1;
     for (long long base = s0; base < s1; base += V) {
         const long long s = base + l;
         if (s < s1) {
@@ -216,8 +217,12 @@ __device__ void dot_group(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
                 acc = has ? add_op(acc, v) : v;
                 has = true;
             }
+            found = lo;
         }
         if (__any_sync(gmask, has && at_terminal(acc, terminal))) break;
+        // the next round's indices exceed this round's last: its searches start where the
+        // group's last lane stopped (the longer list narrows as the shorter one is walked)
+        l0 = __shfl_sync(gmask, found, V - 1, V);
     }
     for (int off = V / 2; off > 0; off >>= 1) {
         const Z other = shfl_down_z(acc, off);

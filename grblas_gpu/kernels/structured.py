@@ -69,9 +69,11 @@ def _row_scale(a, b, mult, mon, full):
     memory.require(len(b.idx) * (8 + z.np_type.itemsize), "the product's entries")
     row = backend.row_ids(b.ptr, len(b.idx), np.int64)
     indptr, idx, pos = b.ptr, b.idx, None
-    if not full:   # B's rows where A has no entry are dropped
+    keep = None if full else (a.lengths > 0)[row]
+    if keep is not None and backend.count_true(keep) < len(keep):
+        # B's rows where A has no entry are dropped
         pos = xp.arange(len(b.idx), dtype=np.int64)
-        indptr, (idx, pos, row) = compact(b.ptr, (a.lengths > 0)[row], [b.idx, pos, row])
+        indptr, (idx, pos, row) = compact(b.ptr, keep, [b.idx, pos, row])
     # A(i,i) sits at a.ptr[i]; a full diagonal has a.ptr[i] = i
     ia = row if full else a.ptr[row]
     return indptr, idx, _products(a, ia, b, pos, mult, mon, len(idx))
@@ -82,9 +84,11 @@ def _column_scale(a, b, mult, mon, full):
     z = mon.type
     memory.require(len(a.idx) * (8 + z.np_type.itemsize), "the product's entries")
     indptr, idx, pos = a.ptr, a.idx, None
-    if not full:   # A's entries in columns without a diagonal entry are dropped
+    keep = None if full else (b.lengths > 0)[a.idx]
+    if keep is not None and backend.count_true(keep) < len(keep):
+        # A's entries in columns without a diagonal entry are dropped
         pos = xp.arange(len(a.idx), dtype=np.int64)
-        indptr, (idx, pos) = compact(a.ptr, (b.lengths > 0)[a.idx], [a.idx, pos])
+        indptr, (idx, pos) = compact(a.ptr, keep, [a.idx, pos])
     ib = idx if full else b.ptr[idx]
     return indptr, idx, _products(a, pos, b, ib, mult, mon, len(idx))
 

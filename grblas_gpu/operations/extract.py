@@ -97,10 +97,12 @@ def parse_index(key, bound, what):
             raise IndexOutOfBounds(f"{what} {i} is out of range [0, {bound})")
         return Index(xp.asarray([i], dtype=np.int64), 1, True, True, True, bound)
     if isinstance(key, (list, tuple)) or getattr(key, "ndim", None) is not None:
-        arr = as_index_array(key, what)
+        # indices from the host are checked there and sent once (no device reads)
+        host = isinstance(key, (list, tuple, np.ndarray))
+        arr = as_index_array(key, what, np if host else None)
         check_in_range(arr, bound, what)
         monotone = len(arr) < 2 or bool(backend.to_scalar((arr[1:] >= arr[:-1]).all()))
-        return Index(arr, len(arr), False, monotone, len(arr) < 2, bound)
+        return Index(xp.asarray(arr), len(arr), False, monotone, len(arr) < 2, bound)
     raise InvalidValue(f"{what} must be an integer array or list, a slice, ALL or an int; "
                        f"got {type(key).__name__}")
 
