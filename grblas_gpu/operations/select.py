@@ -22,7 +22,7 @@ from ..types import BOOL, cast, cast_scalar
 from ..vector import Vector
 from ._common import output_args, unwrap_transpose
 from ._opargs import indexunary, scalar_of
-from .apply import _evaluate, _indices, _operand, _values_of, _zero, entries_kernel
+from .apply import _evaluate, _indices, _like, _operand, _values_of, _zero, entries_kernel
 from .writeback import write_back
 
 xp = backend.xp
@@ -73,6 +73,10 @@ def _keep(typed, s, x, i, j, n):
 def _compact(A, keep):
     """A's entries where ``keep`` (a flag per entry) is set, as a new object of A's type;
     a matrix's row pointers count the kept entries before each row's first."""
+    if backend.count_true(keep) == len(keep):   # all kept: A's structure as it is
+        vals = _values_of(A)
+        return _like(A, A.dtype, None if vals is None else vals.copy(),
+                     A._iso if vals is None else None)
     if isinstance(A, Vector):
         idx, vals = A._sparse()
         _, (idx, *vals) = compact(None, keep, [idx] + ([] if vals is None else [vals]))
