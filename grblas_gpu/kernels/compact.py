@@ -18,6 +18,7 @@ for 7.6M entries) and no atomics contend (one counter per kind, updated per warp
 import numpy as np
 
 from .. import backend
+from . import launch
 from .cache import KernelKey, get_kernel
 from .segment import kept_pointers
 
@@ -135,8 +136,9 @@ def _module(word=8):
                       "compact", module=True)
 
 
-def _grid(items):
-    return (max(1, min(8192, int(items))),)
+def _tile_grid(ntiles):
+    """A block per tile, striding over the tiles beyond 8192 blocks."""
+    return (max(1, min(8192, int(ntiles))),)
 
 
 def positions(labels, kinds):
@@ -147,7 +149,7 @@ def positions(labels, kinds):
     ntiles = max(1, -(-n // TILE))
     mod = _module()
     counts = xp.empty(kinds * ntiles, dtype=np.int64)
-    mod.get_function("tile_counts")(_grid(ntiles), (256,), (
+    mod.get_function("tile_counts")(_tile_grid(ntiles), (256,), (
         labels, np.int64(n), np.int32(kinds), np.int64(ntiles), counts))
     # exclusive scan, kind-major: every tile's start in every kind's list
     starts = xp.zeros(kinds * ntiles + 1, dtype=np.int64)
@@ -155,7 +157,7 @@ def positions(labels, kinds):
     totals = starts[ntiles::ntiles].get()   # the running count at each kind's end
     sizes = [int(totals[0])] + [int(totals[k] - totals[k - 1]) for k in range(1, kinds)]
     pos = xp.empty(n, dtype=np.int64)
-    mod.get_function("tile_positions")(_grid(ntiles), (256,), (
+    mod.get_function("tile_positions")(_tile_grid(ntiles), (256,), (
         labels, np.int64(n), np.int32(kinds), np.int64(ntiles), starts, pos))
     return pos, sizes
 
@@ -177,8 +179,9 @@ def compact(ptr, keep, arrays):
         out = xp.empty(total, dtype=a.dtype)
         if total:
             word = np.dtype(a.dtype).itemsize
-            _module(word).get_function("scatter_kept")(_grid(-(-n // 256)), (256,), (
-                keep, pos, np.int64(n), xp.ascontiguousarray(a), out))
+            _module(word).get_function("scatter_kept")(
+                launch.strided_grid(n), launch.BLOCK,
+                (keep, pos, np.int64(n), xp.ascontiguousarray(a), out))
         outs.append(out)
     if ptr is None:
         return xp.asarray([0, total], dtype=np.int64), outs
@@ -186,6 +189,6 @@ def compact(ptr, keep, arrays):
         ptr = ptr.astype(np.int64)
     new_ptr = xp.empty(len(ptr), dtype=np.int64)
     _module().get_function(f"kept_before_{np.dtype(ptr.dtype).name}")(
-        _grid(-(-len(ptr) // 256)), (256,), (ptr, np.int64(len(ptr)), pos, np.int64(n),
-                                             np.int64(total), new_ptr))
+        launch.strided_grid(len(ptr)), launch.BLOCK,
+        (ptr, np.int64(len(ptr)), pos, np.int64(n), np.int64(total), new_ptr))
     return new_ptr, outs

@@ -28,7 +28,7 @@ from ..types import cast
 from . import launch, memory
 from .cache import KernelKey, get_kernel
 from .compact import positions
-from .cuda_common import value_args
+from .cuda_common import c_index_type, value_args
 from .segment import segment_reduce
 from .spgemm import expand
 
@@ -312,11 +312,11 @@ def _entry_kinds(ap, bp, mi, mj):
     """(the entry lists of the three kinds, one after another; their three lengths)."""
     from string import Template
 
-    names = [np.dtype(x.dtype).name for x in (ap, bp, mi)]
-    c = {"int32": "int", "int64": "long long"}
-    key = KernelKey("masked_dot", "kinds", (), tuple(names))
+    key = KernelKey("masked_dot", "kinds", (),
+                    tuple(np.dtype(x.dtype).name for x in (ap, bp, mi)))
     mod = get_kernel(key, lambda: Template(_KINDS).substitute(
-        IA=c[names[0]], IB=c[names[1]], IM=c[names[2]]), "dot_kinds", module=True)
+        IA=c_index_type(ap.dtype), IB=c_index_type(bp.dtype), IM=c_index_type(mi.dtype)),
+        "dot_kinds", module=True)
     n = len(mi)
     memory.require(n * 17, "the masked dot's entry lists")
     labels = xp.empty(n, dtype=np.uint8)

@@ -29,7 +29,7 @@ from .. import backend
 from ..vector import DENSE_THRESHOLD
 from . import launch, spmv
 from .cache import get_kernel
-from .cuda_common import fold_start
+from .cuda_common import c_index_type, fold_start
 
 xp = backend.xp
 
@@ -285,7 +285,7 @@ def _push_cuda(B, u, prod, mask, nout):
         return spmv.operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u) + \
             Template(_PUSH).substitute(COMBINE=kind, ATOMIC=atomic, ATOMIC_T=atomic_t,
                                        SMALL=int(tout.np_type.itemsize < 4),
-                                       FI=spmv.c_index(fidx.dtype), U_BITMAP=int(bitmap_u))
+                                       FI=c_index_type(fidx.dtype), U_BITMAP=int(bitmap_u))
 
     def kernel(name):  # (memoised per name: RawModule.get_function costs ~5 µs a call)
         return get_kernel(key, build, name)

@@ -45,7 +45,7 @@ import numpy as np
 from .. import backend
 from ..types import cast, cast_scalar, lookup_dtype
 from .cache import KernelKey, get_kernel
-from .cuda_common import c_cast, header
+from .cuda_common import c_cast, c_index_type, header
 from .launch import THREADS, grid, strided_grid
 from .segment import segment_reduce
 
@@ -568,10 +568,6 @@ def operand_source(prod, ta, tu, ia, mask, read_a, read_u):
     return pre + ops
 
 
-def c_index(dtype):
-    return "long long" if np.dtype(dtype).itemsize == 8 else "int"
-
-
 def _c_value_type(np_dtype):
     return lookup_dtype(np.dtype(np_dtype)).c_type
 
@@ -714,7 +710,7 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
     def build():
         return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
                 + Template(_PULL).substitute(V=max(v, 2), VEC=int(vec), UNROLL=UNROLL,
-                                             POS=c_index(pos_type), STREAM_HALF=STREAM_HALF))
+                                             POS=c_index_type(pos_type), STREAM_HALF=STREAM_HALF))
 
     mod = get_kernel(key, build, "spmv_pull", module=True)
     fn = _functions(key, mod)

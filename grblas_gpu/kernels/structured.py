@@ -20,6 +20,7 @@ from ..types import cast
 from . import memory
 from .cache import KernelKey, get_kernel
 from .compact import compact
+from .cuda_common import c_index_type
 from .elementwise import gather_binary
 from .spgemm import expand
 
@@ -133,15 +134,13 @@ extern "C" __global__ void row_shape(const P* __restrict__ ptr, const I* __restr
     }
 }
 """
-_C = {"int32": "int", "int64": "long long"}
-
 
 def _shape(op):
     """(longest row, rows holding one entry on the diagonal, empty rows) of an Operand."""
     names = (np.dtype(op.ptr.dtype).name, np.dtype(op.idx.dtype).name)
     if op.n == 0:
         return 0, 0, 0
-    if not backend.is_gpu or not all(t in _C for t in names):
+    if not backend.is_gpu or not all(t in ("int32", "int64") for t in names):
         lengths = op.lengths
         first = xp.minimum(op.ptr[:-1], max(len(op.idx) - 1, 0))
         diagonal = (lengths == 1) & (op.idx[first] == xp.arange(op.n))
@@ -151,9 +150,8 @@ def _shape(op):
     from . import launch
 
     key = KernelKey("structured", "row_shape", (), names)
-    fn = get_kernel(key, lambda: Template(_SHAPE_SOURCE).substitute(P=_C[names[0]],
-                                                                     I=_C[names[1]]),
-                    "row_shape")
+    fn = get_kernel(key, lambda: Template(_SHAPE_SOURCE).substitute(
+        P=c_index_type(op.ptr.dtype), I=c_index_type(op.idx.dtype)), "row_shape")
     stats = xp.zeros(3, dtype=np.uint64)
     fn(launch.strided_grid(op.n), launch.BLOCK, (op.ptr, op.idx, np.int64(op.n), stats))
     return tuple(int(s) for s in stats.get())
