@@ -15,20 +15,21 @@ iteration is (pagerank.cu, solve_it):
 In GraphBLAS, with the fixed matrix G = alpha P and vector b = a/n, and the rank-one term's
 coefficient kept on the device as a 1-entry vector (GraphBLAS's GrB_Scalar):
 
-    w  = tmp +.* G        (vxm: alpha Pᵀ tmp)
+    pr = tmp +.* G        (vxm: alpha Pᵀ tmp)
     d  = Σ b .* tmp       (ewise_mult, then reduce_scalar into d: d(0) = (a · tmp) / n)
-    pr = w + d            (apply with d bound: the kernel reads d(0) where it lies)
+    pr = pr + d           (apply with d bound: the kernel reads d(0) where it lies)
 
-G also holds an explicit zero on its diagonal, so that w(j) = 0 is stored, not absent, for
+G also holds an explicit zero on its diagonal, so that pr(j) = 0 is stored, not absent, for
 a vertex nobody links to: every vector of the iteration is then full, which the engine knows
 without counting, and the products read no bitmaps. (Finding the empty columns instead would
 cost a transpose of P; the zeros cost n more entries.)
 
 Norms stay on the device the same way: s = Σ pr .* pr (reduce_scalar into s),
-s = 1/sqrt(s), pr = pr .* s. The one scalar read per iteration is r. The step is
-a fixed sequence of operations on fixed vectors, so it runs as a gg.Replay: on the GPU,
-recorded once as a CUDA graph and launched once per iteration (its dozen operations cost
-more to issue from Python than to run).
+s = 1/sqrt(s), pr = pr .* s; the residual's terms (pr - tmp)² by one user-defined
+operator, r² = Σ of them. The one scalar read per iteration is r. tmp and pr trade places
+each iteration instead of copying. Each step is a fixed sequence of operations on fixed
+vectors, so it runs as a gg.Replay: on the GPU, recorded once as a CUDA graph and launched
+once per iteration (its dozen operations cost more to issue from Python than to run).
 
 Tiers: :func:`pagerank` (basic) builds P from an adjacency matrix (row-normalised by
 out-weight unless ``normalize=False``, which takes A as the transition matrix, as nvGRAPH
@@ -116,47 +117,51 @@ def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=N
     return _power_method(P, alpha, bookmark, guess.dup(), tolerance, max_iter, trace)
 
 
-def _power_method(P, alpha, bm, tmp, tol, max_iter, trace):
+def _power_method(P, alpha, bm, x, tol, max_iter, trace):
     n, dt = P.nrows, float_type(P)
     G, b = _fixed_operands(P, alpha, bm, dt)
-    w, pr, work = gg.Vector(dt, n), gg.Vector(dt, n), gg.Vector(dt, n)
+    y, work = gg.Vector(dt, n), gg.Vector(dt, n)
     d, s, r2 = gg.Vector(dt, 1), gg.Vector(dt, 1), gg.Vector(dt, 1)
     zero = dt.np_type.type(0)  # (a Python 0 would make the subtraction FP64)
-    _normalize(tmp, 2, s, work)
+    _normalize(x, 2, s, work)
 
-    def power_step():
-        # w = tmp +.* G           (alpha Pᵀ tmp)
-        gg.vxm(w, tmp, G, semirings.plus_times)
+    def power_step(tmp, pr):
+        # pr = tmp +.* G          (alpha Pᵀ tmp)
+        gg.vxm(pr, tmp, G, semirings.plus_times)
         # d = Σ b .* tmp          ((a · tmp) / n)
         gg.ewise_mult(work, b, tmp, semirings.binary.times)
         gg.reduce_scalar(work, semirings.monoid.plus, out=d)
-        # pr = w + d              (alpha Pᵀ tmp + (a · tmp) e/n)
-        gg.apply(pr, w, semirings.binary.plus, right=d)
+        # pr = pr + d             (alpha Pᵀ tmp + (a · tmp) e/n)
+        gg.apply(pr, pr, semirings.binary.plus, right=d)
         _normalize(pr, 2, s, work)
-        # work = pr - tmp
-        gg.ewise_union(work, pr, zero, tmp, zero, semirings.binary.minus)
-        # work = work .* work
-        gg.ewise_mult(work, work, work, semirings.binary.times)
+        # work = (pr - tmp)²
+        gg.ewise_union(work, pr, zero, tmp, zero, SQUARED_DIFFERENCE)
         # r2 = Σ work             (the squared residual, on the device)
         gg.reduce_scalar(work, semirings.monoid.plus, out=r2)
-        # tmp = pr
-        gg.apply(tmp, pr, semirings.unary.identity)
 
-    step = gg.Replay(power_step)  # on the GPU, one graph launch per iteration
+    # tmp and pr trade places each iteration (no copy): on the GPU each direction is one
+    # graph launch
+    steps = (gg.Replay(lambda: power_step(x, y)), gg.Replay(lambda: power_step(y, x)))
     for it in range(1, max_iter + 1):
-        step()
+        steps[(it - 1) % 2]()
         # r = sqrt(r2)   (the one scalar read per iteration)
         r = math.sqrt(max(float(r2[0]), 0.0))
         emit(trace, iteration=it, residual=r)
         if r < tol:
             break
-    else:
-        _normalize(tmp, 1, s, work)
+    latest = y if it % 2 else x
+    _normalize(latest, 1, s, work)
+    if r >= tol:
         raise NotConverged(f"pagerank: residual {r:.3g} >= tolerance {tol:g} after "
-                           f"{max_iter} iterations", result=tmp.to_dense(device=True),
+                           f"{max_iter} iterations", result=latest.to_dense(device=True),
                            iterations=max_iter)
-    _normalize(tmp, 1, s, work)
-    return tmp.to_dense(device=True)
+    return latest.to_dense(device=True)
+
+
+# (x - y)²: the residual's terms in one pass
+SQUARED_DIFFERENCE = semirings.binary_op(
+    "squared_difference", "((x - y) * (x - y))", lambda x, y: (x - y) * (x - y),
+    types=(gg.FP32, gg.FP64), register=False)
 
 
 def _fixed_operands(P, alpha, bm, dt):

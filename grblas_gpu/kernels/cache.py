@@ -20,6 +20,13 @@ class KernelKey:
     types: tuple = ()
     extra: tuple = ()
 
+    def __hash__(self):  # kept: a key is hashed at every lookup of its kernels
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.family, self.variant, self.ops, self.types, self.extra))
+            object.__setattr__(self, "_hash", h)
+        return h
+
     def __str__(self):
         parts = [self.family, self.variant, *self.ops, *self.types, *map(str, self.extra)]
         return "__".join(p.replace(" ", "_") for p in parts)

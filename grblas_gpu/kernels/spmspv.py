@@ -10,9 +10,12 @@ NumPy: expand the columns u names, products through the multiply's NumPy functio
 stable sort by output index, ``segment_reduce``.
 
 CuPy: one thread per gathered entry, load-balanced over the frontier: an exclusive scan
-of the column lengths (block scans, then the block totals carried) gives every entry a
-global number, and each thread finds its column
-by binary search in the scan (hub columns spread over many threads). Each product is
+of the column lengths (one launch: block scans, the last block to finish carrying the block
+totals) gives every entry a
+global number. A block takes a stretch of 1024 numbers: two warps find the frontier entries
+at its ends (32 probes a round), the block stages the offsets and column starts between them
+in shared memory, and each thread finds its entry's column there (hub columns spread over
+many blocks). Each product is
 folded into a dense workspace of T's type with one atomic per output: atomicAdd /
 atomicMin / atomicMax / atomicOr-And-Xor where CUDA has them for the type; for BOOL
 lor/land an idempotent store of the absorbing value; ANY a plain store (any writer is a
@@ -34,6 +37,8 @@ from .cuda_common import c_index_type, fold_start
 xp = backend.xp
 
 __all__ = ["push", "native_atomic"]
+
+EDGES_PER_BLOCK = 1024  # gathered entries a block of spmspv_edges takes at a time (as in _PUSH)
 
 probe = None  # a list to time the stages: (name, CUDA event) recorded after each (benchmarks)
 
@@ -165,17 +170,19 @@ __device__ __forceinline__ long long block_inclusive_scan(long long v, long long
     return v + (wid > 0 ? warp_tot[wid - 1] : 0);
 }
 
-// offsets[f+1] = Σ lengths of the columns frontier entries ..f name, in two parallel steps:
-// each block of 1024 entries scans its own lengths (and leaves its total), then every later
-// block adds the totals of the blocks before it
-
+// The exclusive scan of the frontier's column lengths in one launch: block b scans its 1024
+// entries (offsets[f+1] = the lengths of its entries up to f) and leaves its total in
+// block_sums[b]; the last block to finish turns the totals into the sums of the blocks
+// before each. OFF(f) is then the sum of the lengths of entries 0 .. f-1 (OFF(nf): all).
+#define OFF(f) ((f) == 0 ? 0LL : offsets[f] + block_sums[((f) - 1) >> 10])
 extern "C" __global__ void __launch_bounds__(1024)
-spmspv_scan_blocks(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long long nf_arg,
-                   const unsigned long long* __restrict__ nf_dev,
-                   long long* __restrict__ offsets, long long* __restrict__ block_sums) {
+spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long long nf_arg,
+            const unsigned long long* __restrict__ nf_dev, long long* __restrict__ offsets,
+            long long* block_sums, unsigned long long* __restrict__ done) {
     __shared__ long long warp_tot[32];
+    __shared__ long long chunk_total;
+    __shared__ bool last;
     const long long nf = (long long)FRONTIER_COUNT;
-    if ((long long)blockIdx.x * 1024 >= nf && blockIdx.x > 0) return;  // past a device count
     const long long f = (long long)blockIdx.x * 1024 + threadIdx.x;
     long long len = 0;
     if (f < nf) {
@@ -185,58 +192,123 @@ spmspv_scan_blocks(const IA* __restrict__ ptr, const FI* __restrict__ fidx, cons
     const long long inc = block_inclusive_scan(len, warp_tot);
     if (f < nf) offsets[f + 1] = inc;
     if (threadIdx.x == 1023) block_sums[blockIdx.x] = inc;
-    if (f == 0) offsets[0] = 0;
-}
-
-extern "C" __global__ void __launch_bounds__(1024)
-spmspv_scan_carry(const long long nf_arg, const unsigned long long* __restrict__ nf_dev,
-                  const long long* __restrict__ block_sums, long long* __restrict__ offsets) {
-    __shared__ long long warp_tot[32];
-    const long long nf = (long long)FRONTIER_COUNT;
-    const long long b = (long long)blockIdx.x + 1;  // block 0 of the scan has no carry
-    if (b * 1024 >= nf) return;
-    long long v = 0;
-    for (long long t = threadIdx.x; t < b; t += 1024) v += block_sums[t];
-    v = block_inclusive_scan(v, warp_tot);
-    __shared__ long long carry;
-    if (threadIdx.x == 1023) carry = v;
+    // every block (those past a device count too) reports; the last one sees all totals
+    __threadfence();
     __syncthreads();
-    const long long f = b * 1024 + threadIdx.x;
-    if (f < nf) offsets[f + 1] += carry;
+    if (threadIdx.x == 0) last = atomicAdd(done, 1ull) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    long long carry = 0;
+    for (long long b0 = 0; b0 < gridDim.x; b0 += 1024) {
+        const long long b = b0 + threadIdx.x;
+        const long long v = b < gridDim.x ? ((volatile long long*)block_sums)[b] : 0;
+        const long long incl = block_inclusive_scan(v, warp_tot);
+        if (b < gridDim.x) block_sums[b] = carry + incl - v;
+        if (threadIdx.x == 1023) chunk_total = incl;
+        __syncthreads();
+        carry += chunk_total;
+        __syncthreads();  // warp_tot and chunk_total are rewritten by the next chunk
+    }
+    if (threadIdx.x == 0) *done = 0;  // ready for the next launch on this stream
 }
 
-// one thread per gathered entry e < offsets[nf] (grid-stride)
+// ws(:) = the fold's start value (grid-stride)
+extern "C" __global__ void spmspv_fill(Z* __restrict__ ws, const long long n, const Z start) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+        ws[i] = start;
+}
+
+// the last frontier entry f in [0, nf) with OFF(f) <= e, found by a whole warp: 32
+// probes a round narrow the range 32-fold (3-4 rounds over 10^5 entries, where a binary
+// search makes 17 dependent reads)
+__device__ __forceinline__ long long warp_find(const long long* __restrict__ offsets,
+                                               const long long* __restrict__ block_sums,
+                                               long long nf, long long e) {
+    const int lane = threadIdx.x & 31;
+    long long lo = 0, hi = nf;  // OFF(lo) <= e; the answer lies in [lo, hi)
+    while (hi - lo > 1) {
+        const long long step = (hi - lo + 31) >> 5;
+        const long long probe = lo + lane * step;
+        const unsigned int le = __ballot_sync(FULL_MASK, probe < hi && OFF(probe) <= e);
+        lo += (long long)(31 - __clz(le)) * step;  // lane 0's probe (lo) always qualifies
+        hi = min(hi, lo + step);
+    }
+    return lo;
+}
+
+// a block per stretch of EDGES_PER_BLOCK gathered entries (grid-stride over stretches); two
+// warps find the frontier entries at the stretch's ends, the block stages their offsets and
+// column starts in shared memory, and each thread finds its entry's column there
+#define EDGES_PER_BLOCK 1024
+#define SPAN 1024  // frontier entries a stretch may cover and be staged (else: global search)
 extern "C" __global__ void __launch_bounds__(256)
 spmspv_edges(const IA* __restrict__ ptr, const IA* __restrict__ idx, const TA* __restrict__ ax,
              const TA a_iso, const FI* __restrict__ fidx, const TU* __restrict__ fval,
-             const TU u_iso, const long long* __restrict__ offsets, const long long nf_arg,
+             const TU u_iso, const long long* __restrict__ offsets,
+             const long long* __restrict__ block_sums, const long long nf_arg,
              const unsigned long long* __restrict__ nf_dev,
              const unsigned char* __restrict__ mmap, const TM* __restrict__ mval, const Z term,
              Z* __restrict__ ws, unsigned char* __restrict__ present) {
+    __shared__ long long s_off[SPAN], s_base[SPAN];
+    __shared__ long long s_ends[2];
     const long long nf = (long long)FRONTIER_COUNT;
-    const long long total = offsets[nf];
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
-        long long lo = 0, hi = nf;  // offsets[lo] <= e < offsets[hi]
-        while (hi - lo > 1) {
-            const long long mid = (lo + hi) >> 1;
-            if (offsets[mid] <= e) lo = mid; else hi = mid;
+    if (nf == 0) return;
+    const long long total = OFF(nf);
+    const int wid = threadIdx.x >> 5;
+    for (long long e0 = (long long)blockIdx.x * EDGES_PER_BLOCK; e0 < total;
+         e0 += (long long)gridDim.x * EDGES_PER_BLOCK) {
+        const long long e1 = min(e0 + EDGES_PER_BLOCK, total);
+        if (wid < 2) {
+            const long long f = warp_find(offsets, block_sums, nf, wid == 0 ? e0 : e1 - 1);
+            if ((threadIdx.x & 31) == 0) s_ends[wid] = f;
         }
-        const long long p = (long long)ptr[fidx[lo]] + (e - offsets[lo]);
-        const long long i = (long long)idx[p];
-        if (!allowed(mmap, mval, i)) continue;
+        __syncthreads();
+        const long long flo = s_ends[0], span = s_ends[1] - flo + 1;
+        const bool staged = span <= SPAN;
+        if (staged) {
+            for (long long t = threadIdx.x; t < span; t += blockDim.x) {
+                const long long o = OFF(flo + t);
+                s_off[t] = o;
+                s_base[t] = (long long)ptr[fidx[flo + t]] - o;
+            }
+        }
+        __syncthreads();
+        for (long long e = e0 + threadIdx.x; e < e1; e += blockDim.x) {
+            long long lo, hi, p;  // OFF(lo) <= e < OFF(lo + 1)
+            if (staged) {
+                lo = 0, hi = span;
+                while (hi - lo > 1) {
+                    const long long mid = (lo + hi) >> 1;
+                    if (s_off[mid] <= e) lo = mid; else hi = mid;
+                }
+                p = s_base[lo] + e;
+                lo += flo;
+            } else {
+                lo = flo, hi = flo + span;
+                while (hi - lo > 1) {
+                    const long long mid = (lo + hi) >> 1;
+                    if (OFF(mid) <= e) lo = mid; else hi = mid;
+                }
+                p = (long long)ptr[fidx[lo]] + (e - OFF(lo));
+            }
+            const long long i = (long long)idx[p];
+            if (!allowed(mmap, mval, i)) continue;
 #if READ_A
-        const X a = cast_a(ax[p]);
+            const X a = cast_a(ax[p]);
 #else
-        const X a = cast_a(a_iso);
+            const X a = cast_a(a_iso);
 #endif
 #if READ_U
-        const X x = cast_u(fval[U_AT(lo)]);
+            const X x = cast_u(fval[U_AT(lo)]);
 #else
-        const X x = cast_u(u_iso);
+            const X x = cast_u(u_iso);
 #endif
-        combine(ws + i, product(a, x), term);
-        present[i] = 1;
+            combine(ws + i, product(a, x), term);
+            present[i] = 1;
+        }
+        __syncthreads();  // the stage is rewritten by the next stretch
     }
 }
 """
@@ -261,10 +333,7 @@ def _push_cuda(B, u, prod, mask, nout):
     kind, native = _combine_kind(prod)
     _mark("start")
     present = xp.zeros(nout, dtype=bool)
-    if kind == 0:
-        ws = xp.empty(nout, dtype=tout.np_type)
-    else:
-        ws = xp.full(nout, fold_start(prod.semiring.monoid, tout), dtype=tout.np_type)
+    ws = xp.empty(nout, dtype=tout.np_type)
     if bitmap_u:
         # listed on the device, counted there: nothing is read back (a BFS level stays
         # asynchronous); the list has room for every position
@@ -273,56 +342,80 @@ def _push_cuda(B, u, prod, mask, nout):
     else:
         nf = len(u.indices)
         fidx = u.indices
-    if nf == 0 or nout == 0:
-        return _finish(ws, present, 0, nout)
     key = spmv.kernel_key("spmspv", "push_edges", prod, B.dtype, u.dtype, B.idx.dtype, mask,
                           read_a, read_u, extra=(("combine", str(kind)),
                                                  ("frontier", fidx.dtype.name),
                                                  ("u", "bitmap" if bitmap_u else "sparse")))
-
-    def build():
-        atomic, atomic_t = native or ("", "")
-        return spmv.operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u) + \
-            Template(_PUSH).substitute(COMBINE=kind, ATOMIC=atomic, ATOMIC_T=atomic_t,
-                                       SMALL=int(tout.np_type.itemsize < 4),
-                                       FI=c_index_type(fidx.dtype), U_BITMAP=int(bitmap_u))
-
-    def kernel(name):  # (memoised per name: RawModule.get_function costs ~5 µs a call)
-        return get_kernel(key, build, name)
-
+    kernel = _kernels.get((key, xp.cuda.Device().id))
+    if kernel is None:
+        kernel = _kernels[(key, xp.cuda.Device().id)] = _compile(key, prod, B, u, mask, read_a, read_u, kind, native,
+                                          fidx.dtype, bitmap_u)
+    if kind != 0 and nout:  # ws(:) = the fold's start (ANY needs none)
+        kernel["spmspv_fill"](launch.strided_grid(nout), launch.BLOCK,
+                              (ws, np.int64(nout),
+                               tout.np_type.type(fold_start(prod.semiring.monoid, tout))))
+    if nf == 0 or nout == 0:
+        return _finish(ws, present, 0, nout)
     d = spmv.dummy()
     count = d
     if bitmap_u:
         count = xp.zeros(1, dtype=np.uint64)
-        kernel("spmspv_compact")((-(-nf // 1024),), (1024,), (u.bitmap, np.int64(nf), fidx, count))
+        kernel["spmspv_compact"]((-(-nf // 1024),), (1024,), (u.bitmap, np.int64(nf), fidx, count))
     _mark("workspace")
-    offsets = xp.empty(nf + 1, dtype=np.int64)
     nblocks = -(-nf // 1024)
-    block_sums = xp.empty(nblocks, dtype=np.int64)
-    kernel("spmspv_scan_blocks")((nblocks,), (1024,),
-                                 (B.ptr, fidx, np.int64(nf), count, offsets, block_sums))
-    if nblocks > 1:
-        kernel("spmspv_scan_carry")((nblocks - 1,), (1024,),
-                                    (np.int64(nf), count, block_sums, offsets))
+    offsets, block_sums = xp.empty(nf + 1, dtype=np.int64), xp.empty(nblocks, dtype=np.int64)
+    kernel["spmspv_scan"]((nblocks,), (1024,), (B.ptr, fidx, np.int64(nf), count, offsets,
+                                                 block_sums, _blocks_done()))
     _mark("offsets")
-    if bitmap_u:  # the count is on the device: a full grid, which the edge loop strides
-        blocks = launch.strided_grid(nout * launch.THREADS)[0]
+    # a block per EDGES_PER_BLOCK gathered entries, grid-stride over any excess
+    if bitmap_u:  # the count is on the device: a full grid
+        blocks = launch.sm_count() * launch.BLOCKS_PER_SM
         est = nout  # the result stays a bitmap
     else:
         avg = len(B.idx) / max(len(B.ptr) - 1, 1)
-        est = nf * avg  # expected gathered entries; the grid-stride loop covers any excess
-        blocks = launch.strided_grid(est)[0]
+        est = nf * avg  # expected gathered entries
+        blocks = min(-(-int(est) // EDGES_PER_BLOCK) + 1, launch.sm_count() * launch.BLOCKS_PER_SM)
     _, term = prod.stop
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
-    kernel("spmspv_edges")(
+    kernel["spmspv_edges"](
         (blocks,), (launch.THREADS,),
         (B.ptr, B.idx, B.values if read_a else d, spmv.scalar_arg(B.iso, B.dtype), fidx,
-         u.values if read_u else d, spmv.scalar_arg(u.iso, u.dtype), offsets, np.int64(nf),
+         u.values if read_u else d, spmv.scalar_arg(u.iso, u.dtype), offsets, block_sums,
+         np.int64(nf),
          count, mask.bitmap if mask is not None else d,
          mask.values if (mask is not None and mask.values is not None) else d,
          term, ws, present))
     _mark("edges")
     return _finish(ws, present, est, nout)
+
+
+_kernels = {}  # (KernelKey, device) -> {name: kernel}
+_KERNEL_NAMES = ("spmspv_fill", "spmspv_compact", "spmspv_scan", "spmspv_edges")
+
+
+def _compile(key, prod, B, u, mask, read_a, read_u, kind, native, fidx_dtype, bitmap_u):
+    def build():
+        atomic, atomic_t = native or ("", "")
+        return spmv.operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u) + \
+            Template(_PUSH).substitute(COMBINE=kind, ATOMIC=atomic, ATOMIC_T=atomic_t,
+                                       SMALL=int(prod.tout.np_type.itemsize < 4),
+                                       FI=c_index_type(fidx_dtype), U_BITMAP=int(bitmap_u))
+
+    return {name: get_kernel(key, build, name) for name in _KERNEL_NAMES}
+
+
+_done_counters = {}
+
+
+def _blocks_done():
+    """The scan's count of finished blocks, one per device and stream: zero between
+    launches (the scan's last block sets it back), so nothing is cleared before each."""
+    stream = xp.cuda.get_current_stream()
+    where = (xp.cuda.Device().id, stream.ptr)
+    counter = _done_counters.get(where)
+    if counter is None:
+        counter = _done_counters[where] = xp.zeros(1, dtype=np.uint64)
+    return counter
 
 
 def _finish(ws, present, est_touched, nout):

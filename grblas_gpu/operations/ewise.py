@@ -86,7 +86,7 @@ def _finish(C, A, B, typed, mode, defaults, mask, accum, desc):
     mask, acc, d = output_args(C, mask, accum, desc, typed.out_type)
     if isinstance(A, Vector) and mode == "mult" and (_sparse_full(A, B) or _sparse_full(B, A)):
         T = _sparse_times_full(A, B, typed)
-    elif isinstance(A, Vector) and A.has_dense and B.has_dense:
+    elif isinstance(A, Vector) and _dense_ready(A) and _dense_ready(B):
         T = _dense(A, B, typed, mode, defaults)
     else:
         T = _merged(A, B, typed, mode, defaults)
@@ -138,8 +138,15 @@ def _merged(A, B, typed, mode, defaults):
 
 
 def _sparse_full(S, F):
-    """S has its sparse form and F is full (its dense form is made once and kept)."""
-    return S.has_sparse and F._nvals == F.size
+    """S is sparse (not full) in its sparse form and F is full (its dense form is made once
+    and kept). A full S takes the dense path instead: its dense form, made once, serves
+    every later call, where gathering F at S's indices would cost a pass every time."""
+    return S.has_sparse and S._nvals != S.size and F._nvals == F.size
+
+
+def _dense_ready(X):
+    """X has its dense form, or is full (its dense form, made once, is kept for later calls)."""
+    return X.has_dense or X._nvals == X.size
 
 
 def _sparse_times_full(A, B, typed):
