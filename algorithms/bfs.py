@@ -1,17 +1,21 @@
 """Breadth-first search with direction optimisation: levels and a BFS tree (nvGRAPH's traversal).
 
-Formulation (S: the pattern of A with masked edges removed; q: the frontier, whose value at
-vertex i is i itself; pi: parents, pi(source) = -1; v: levels):
+Formulation (S: the pattern of A with masked edges removed; q: the frontier; pi: the
+reached vertices, each holding its level and parent packed as level << 32 | parent, the
+source -1; D = [deg 1], n × 2):
 
-    push (top-down, q sparse):   q⟨¬pi.S, replace⟩ = q any.first S     (vxm: q(j) = some i→j)
+    push (top-down, q sparse):   q⟨¬pi.S, replace⟩ = q any.first S     (vxm: q(j) = q(i) of
+                                                                        some i→j)
     pull (bottom-up, q dense):   q⟨¬pi.S, replace⟩ = Sᵀ any.second q   (mxv: each unvisited j
                                                                         asks its in-neighbours)
-    v⟨¬pi.S⟩ += 1   (before the product: v(j) = the levels begun before j was reached)
-    pi⟨q.S⟩ = q,   q(i) = i  (apply rowindex)
+    pi⟨q.S⟩ = q                  (the parent's packed value: its level and its id)
+    q(i) = (level(q(i)) + 1) << 32 | i      (index-unary apply: the next frontier's values)
+    [mf nf] = q +.second D       (the edges out of the frontier, and its size)
 
-With no positional multiply (secondi) in the catalog, the parent travels as the frontier's
-value: any.first (push) / any.second (pull) returns the value of some frontier neighbour,
-which is its own id. ANY lets the pull stop at the first frontier neighbour found.
+and at the end distance = level(pi) + 1, predecessor = parent(pi). With no positional
+multiply (secondi) in the catalog, the parent travels as the frontier's value: any.first
+(push) / any.second (pull) returns the value of some frontier neighbour, which holds its
+own id and level. ANY lets the pull stop at the first frontier neighbour found.
 
 Direction (Beamer, Asanović, Patterson, SC 2012; nvGRAPH's bfs.cu state machine):
     push -> pull  when  mf > mu / alpha     (mf: edges out of the frontier,
@@ -28,19 +32,17 @@ computes S and the degrees once per content of A and keeps them with it (Matrix.
 :func:`bfs_advanced` takes them as given. S keeps a workspace: the vectors of a search and
 its two kinds of level as gg.Replay steps, recorded as CUDA graphs on their second run and
 replayed by later levels and later searches. That needs every level to be the same kernels:
-q, pi and v stay bitmaps whatever their size (a push lists its frontier on the device and
+q and pi stay bitmaps whatever their size (a push lists its frontier on the device and
 leaves a bitmap), the direction is named in each product (the engine's own choice would
-count the frontier), and v counts levels rather than being set to the level number (a
-recording repeats its scalars). The degrees are made full (0 where a vertex has no edge).
+count the frontier), and no step holds the level number (a recording repeats its scalars:
+a vertex's level is its parent's plus one).
 
 Results (nvGRAPH's): dense backend int32 arrays of length n; distances[source] = 0,
 2**31 - 1 where unreachable; predecessors[source] = -1, -1 where unreachable.
 
-Device reads: one scalar per level, the one the loop stops on: mf, reduced on the device by
-the step (no edge out of the new frontier: nothing left to find, by push or by pull). mu
-needs no read: the edges out of the unreached vertices are m less the mf of every frontier
-so far. A pull also reads nf (its next direction depends on it), and so does a switch to
-pull.
+Device reads: one per level, [mf nf] (reduced on the device by the step): mf = 0, no edge
+out of the new frontier, ends the search; nf steers the direction. mu needs no read: the
+edges out of the unreached vertices are m less the mf of every frontier so far.
 
 References: Beamer et al., "Direction-Optimizing Breadth-First Search", SC 2012;
 LAGraph LG_BreadthFirstSearch_SSGrB.c; nvGRAPH 9.2 guide 2.28; Graph500 BFS validation.
@@ -48,7 +50,8 @@ LAGraph LG_BreadthFirstSearch_SSGrB.c; nvGRAPH 9.2 guide 2.28; Graph500 BFS vali
 NOTE: ``undirected=True`` is a promise that A is symmetric (nvGRAPH's flag means the same);
 on an unsymmetric A the pull steps follow reversed edges. NOTE: an edge mask applies to each
 stored edge, so on an undirected graph (i, j) and (j, i) are masked separately, as in
-nvGRAPH. NOTE: the tree found is one of many valid ones; only levels are unique.
+nvGRAPH. NOTE: the tree found is one of many valid ones; only levels are unique. NOTE: at
+most 2**31 - 1 vertices (a parent is packed in 32 bits), as nvGRAPH's 32-bit topologies.
 """
 import numpy as np
 
@@ -107,6 +110,8 @@ def bfs_advanced(S, source, *, AT, out_degree, alpha=None, beta=None, trace=None
         raise InvalidValue("bfs_advanced: out_degree (a Vector of size n) is required")
     if AT is not None and AT.shape != S.shape:
         raise DimensionMismatch(f"bfs_advanced: AT has shape {AT.shape}, S has {S.shape}")
+    if n >= 2**31:  # a parent is packed in 32 bits beside its level (see _Workspace)
+        raise InvalidValue(f"bfs: at most 2**31 - 1 vertices, got {n}")
     alpha = DEFAULT_ALPHA if alpha is None else alpha
     beta = DEFAULT_BETA if beta is None else beta
     if not (alpha > 0 and beta > 0):
@@ -117,29 +122,25 @@ def bfs_advanced(S, source, *, AT, out_degree, alpha=None, beta=None, trace=None
 def _bfs(S, AT, out_degree, source, alpha, beta, trace):
     n, m = S.nrows, S.nvals
     ws = _workspace(S, AT, out_degree)
-    ws.start(source)
-    push, growing, level = True, True, 0
-    mf = _read(ws.deg, source)       # edges out of the frontier
+    mf, nf = ws.start(source)        # edges out of the frontier, vertices in it
     seen = mf                        # edges out of the vertices reached so far
-    nf = 1                           # vertices in the frontier
+    push, growing, level = True, True, 0
     while True:
         level += 1
         mu = m - seen + mf           # edges not yet explored: the frontier's, the unreached's
         if AT is not None:           # Beamer's state machine (nvGRAPH bfs.cu)
             if push and mf > mu / alpha:
-                push, nf = False, ws.q.nvals
+                push = False
             elif not push and not growing and nf < n / beta:
                 push = True
         (ws.push_level if push else ws.pull_level)()
         # the one read a level needs: mf = 0 (no edge out of the new frontier) ends the search
-        mf = _read(ws.mf)
+        old = nf
+        mf, nf = ws.counts()
+        growing = nf > old
         seen += mf
-        if not push:                 # and a pull's next direction needs the frontier's size
-            nf, old = ws.q.nvals, nf
-            growing = nf > old
-        if trace is not None:        # a trace may cost a read more: the frontier's size
-            emit(trace, iteration=level, direction="push" if push else "pull",
-                 frontier=ws.q.nvals if push else nf, edges=mf, unexplored=mu)
+        emit(trace, iteration=level, direction="push" if push else "pull",
+             frontier=nf, edges=mf, unexplored=mu)
         if mf == 0:
             break
     return ws.results()
@@ -152,26 +153,23 @@ class _Workspace:
     listed on the device by the push, so both kinds of level are fixed sequences of kernels.
     The start of a search is one too, its source given as the 1-entry vector ``seed``.
 
-    v cannot be set to the level number (a recorded step repeats its scalars), so it counts
-    levels instead: each level adds 1 to every vertex not yet reached, and a vertex reached
-    at level k has been counted k times."""
+    A vertex's level travels with its parent, packed in one INT64 (level << 32 | parent), so
+    one write per level records both: q(i) = (level of i) << 32 | i, the product hands it
+    to i's children, and pi⟨q.S⟩ = q keeps it. The level is never a scalar of the step (a
+    recording repeats its scalars): each vertex's comes from its parent's."""
 
     def __init__(self, S, AT, out_degree):
         n = S.nrows
-        itype = index_type(n)
-        self.one, self.zero, self.root = (itype.np_type.type(x) for x in (1, 0, -1))
         self.inputs = (AT, out_degree, _content(AT), _content(out_degree))
-        self.q, self.pi, self.v, self.seed, self.dist = (gg.Vector(itype, n) for _ in range(5))
-        # v(:) = 0   (full and dense, as a level leaves it)
-        gg.assign(self.v, 0, gg.ALL)
-        self.v.set_format("dense")
-        # degrees and their sums in 32 bits while every edge count fits (half the bytes)
-        etype = gg.INT32 if S.nvals < 2**31 else gg.INT64
-        self.t, self.deg, self.mf = gg.Vector(etype, n), gg.Vector(etype, n), gg.Vector(etype, 1)
-        # deg(:) = 0 ;  deg⟨out_degree.S⟩ = out_degree   (full: the frontier gathers from it)
-        gg.assign(self.deg, 0, gg.ALL)
-        gg.assign(self.deg, out_degree, gg.ALL, mask=out_degree.S)
-        self.deg.set_format("dense")
+        self.q, self.pi, self.seed = (gg.Vector(gg.INT64, n) for _ in range(3))
+        self.dist, self.parent = gg.Vector(gg.INT32, n), gg.Vector(gg.INT32, n)
+        # D = [out_degree 1]   (n × 2: counts = q +.second D = [edges out of q, |q|]), in 32
+        # bits while every edge count fits (half the bytes each level reads)
+        ctype = gg.INT32 if S.nvals < 2**31 else gg.INT64
+        self.D = gg.Matrix(ctype, n, 2)
+        gg.assign(self.D, out_degree, gg.ALL, 0)
+        gg.assign(self.D, 1, gg.ALL, 1)
+        self.count = gg.Vector(ctype, 2)
         self.begin = gg.Replay(self._begin)
         self.push_level = gg.Replay(lambda: self._level(S, "push"))
         self.pull_level = gg.Replay(lambda: self._level(AT, "pull"))
@@ -183,46 +181,69 @@ class _Workspace:
                 and gg.replay.same_arrays(deg_arrays, _content(out_degree)))
 
     def start(self, source):
-        # seed = {source: source}   (what the host sends)
+        """Begins a search; returns the counts of its first frontier."""
+        # seed = {source: 0 << 32 | source}   (what the host sends)
         self.seed.set_sparse(np.array([source]), np.array([source]))
         self.begin()
+        return self.counts()
+
+    def counts(self):
+        """(edges out of the frontier, vertices in it): one read from the device."""
+        mf, nf = self.count.to_dense()
+        return int(mf), int(nf)
 
     def _begin(self):
-        q, pi, v = self.q, self.pi, self.v
-        # q = seed ;  pi = seed .second -1   (bitmaps, as a level leaves them)
+        q, pi = self.q, self.pi
+        # q = seed ;  pi = seed .second -1   (bitmaps, as a level leaves them; -1: the root,
+        # level -1 and parent -1)
         gg.apply(q, self.seed, semirings.unary.identity)
-        gg.apply(pi, self.seed, semirings.binary.second, right=self.root)
+        gg.apply(pi, self.seed, semirings.binary.second, right=np.int64(-1))
         for x in (q, pi):
             x.set_format("dense")
-        # v = v .* 0   (v(:) = 0: v is full)
-        gg.apply(v, v, semirings.binary.times, right=self.zero)
+        self._count()
 
     def _level(self, B, direction):
-        q, pi, v = self.q, self.pi, self.v
-        # v⟨¬pi.S⟩ += 1
-        gg.apply(v, v, semirings.binary.plus, right=self.one, mask=~pi.S)
+        q, pi = self.q, self.pi
         if direction == "push":
             # q⟨¬pi.S, replace⟩ = q any.first S
             gg.vxm(q, q, B, semirings.any_first, mask=~pi.S, desc=REPLACE, direction="push")
         else:
             # q⟨¬pi.S, replace⟩ = Sᵀ any.second q
             gg.mxv(q, B, q, semirings.any_second, mask=~pi.S, desc=REPLACE, direction="pull")
-        # pi⟨q.S⟩ = q   (pi += q: the frontier's values are the parents)
+        # pi⟨q.S⟩ = q   (pi += q: the frontier's values are the parents, with their levels)
         gg.apply(pi, q, semirings.unary.identity, accum=semirings.binary.second)
-        # q(i) = i
-        gg.apply(q, q, indexunary.rowindex, thunk=0)
-        # t⟨replace⟩ = q .second deg ;  mf = Σ t   (the edges out of the frontier)
-        gg.ewise_mult(self.t, q, self.deg, semirings.binary.second, desc=REPLACE)
-        gg.reduce_scalar(self.t, semirings.monoid.plus, out=self.mf)
+        # q(i) = (level(q(i)) + 1) << 32 | i
+        gg.apply(q, q, NEXT_LEVEL, thunk=0)
+        self._count()
+
+    def _count(self):
+        # count = q +.second D   (the edges out of the frontier and its size; pull reads the
+        # bitmap q as it is, and naming it keeps the step's kernels fixed)
+        gg.vxm(self.count, self.q, self.D, semirings.plus_second[self.D.dtype],
+               direction="pull")
 
     def _finish(self):
-        # dist⟨pi.S, replace⟩ = v
-        gg.apply(self.dist, self.v, semirings.unary.identity, mask=self.pi.S, desc=REPLACE)
+        # dist = level(pi) + 1 ;  parent = parent(pi)   (on pi's entries: the reached vertices)
+        gg.apply(self.dist, self.pi, DISTANCE)
+        gg.apply(self.parent, self.pi, PARENT)
 
     def results(self):
         self.finish()
         return (self.dist.to_dense(fill=UNREACHED, device=True),
-                self.pi.to_dense(fill=-1, device=True))
+                self.parent.to_dense(fill=-1, device=True))
+
+
+# the packed (level << 32 | parent) of a reached vertex: the frontier's next value, and the
+# two fields (the root's -1 gives level -1, so distance 0, and parent -1)
+NEXT_LEVEL = indexunary.indexunary_op(
+    "bfs_next_level", c_expr="((((x >> 32) + 1) << 32) | (long long)i)",
+    numpy=lambda x, i, j, thunk: (((x >> 32) + 1) << 32) | i, types=(gg.INT64,),
+    register=False)
+DISTANCE = semirings.unary_op("bfs_distance", "((x >> 32) + 1)", lambda x: (x >> 32) + 1,
+                              types=(gg.INT64,), register=False)
+PARENT = semirings.unary_op(
+    "bfs_parent", "((long long)(int)(x & 0xFFFFFFFFLL))",
+    lambda x: (x & 0xFFFFFFFF) - ((x & 0x80000000) << 1), types=(gg.INT64,), register=False)
 
 
 def _workspace(S, AT, out_degree):
@@ -237,12 +258,6 @@ def _workspace(S, AT, out_degree):
 
 def _content(x):
     return () if x is None else gg.replay.content(x)
-
-
-def _read(x, i=0):
-    """x(i) as a Python int (0 where x has no entry): one read from the device."""
-    value = x[i]
-    return 0 if value is None else int(value)
 
 
 def _pattern(A, edge_mask, itype):

@@ -170,10 +170,12 @@ __device__ __forceinline__ long long block_inclusive_scan(long long v, long long
     return v + (wid > 0 ? warp_tot[wid - 1] : 0);
 }
 
-// The exclusive scan of the frontier's column lengths in one launch: block b scans its 1024
-// entries (offsets[f+1] = the lengths of its entries up to f) and leaves its total in
-// block_sums[b]; the last block to finish turns the totals into the sums of the blocks
-// before each. OFF(f) is then the sum of the lengths of entries 0 .. f-1 (OFF(nf): all).
+// The exclusive scan of the frontier's column lengths in one launch: each stretch of 1024
+// entries is scanned by one block (grid-stride over stretches: a grid of at most a few
+// hundred blocks, however long the list may be) into offsets[f+1] = the lengths of its
+// entries up to f, its total left in block_sums; the last block to finish turns the totals
+// into the sums of the stretches before each. OFF(f) is then the sum of the lengths of
+// entries 0 .. f-1 (OFF(nf): all).
 #define OFF(f) ((f) == 0 ? 0LL : offsets[f] + block_sums[((f) - 1) >> 10])
 extern "C" __global__ void __launch_bounds__(1024)
 spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long long nf_arg,
@@ -183,16 +185,20 @@ spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long 
     __shared__ long long chunk_total;
     __shared__ bool last;
     const long long nf = (long long)FRONTIER_COUNT;
-    const long long f = (long long)blockIdx.x * 1024 + threadIdx.x;
-    long long len = 0;
-    if (f < nf) {
-        const long long k = (long long)fidx[f];
-        len = (long long)ptr[k + 1] - (long long)ptr[k];
+    const long long nstretch = (nf + 1023) >> 10;
+    for (long long b = blockIdx.x; b < nstretch; b += gridDim.x) {
+        const long long f = b * 1024 + threadIdx.x;
+        long long len = 0;
+        if (f < nf) {
+            const long long k = (long long)fidx[f];
+            len = (long long)ptr[k + 1] - (long long)ptr[k];
+        }
+        const long long inc = block_inclusive_scan(len, warp_tot);
+        if (f < nf) offsets[f + 1] = inc;
+        if (threadIdx.x == 1023) block_sums[b] = inc;
+        __syncthreads();  // warp_tot is rewritten by the next stretch
     }
-    const long long inc = block_inclusive_scan(len, warp_tot);
-    if (f < nf) offsets[f + 1] = inc;
-    if (threadIdx.x == 1023) block_sums[blockIdx.x] = inc;
-    // every block (those past a device count too) reports; the last one sees all totals
+    // every block reports; the last one sees all totals
     __threadfence();
     __syncthreads();
     if (threadIdx.x == 0) last = atomicAdd(done, 1ull) == gridDim.x - 1;
@@ -200,11 +206,11 @@ spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long 
     if (!last) return;
     __threadfence();
     long long carry = 0;
-    for (long long b0 = 0; b0 < gridDim.x; b0 += 1024) {
+    for (long long b0 = 0; b0 < nstretch; b0 += 1024) {
         const long long b = b0 + threadIdx.x;
-        const long long v = b < gridDim.x ? ((volatile long long*)block_sums)[b] : 0;
+        const long long v = b < nstretch ? ((volatile long long*)block_sums)[b] : 0;
         const long long incl = block_inclusive_scan(v, warp_tot);
-        if (b < gridDim.x) block_sums[b] = carry + incl - v;
+        if (b < nstretch) block_sums[b] = carry + incl - v;
         if (threadIdx.x == 1023) chunk_total = incl;
         __syncthreads();
         carry += chunk_total;
@@ -362,10 +368,10 @@ def _push_cuda(B, u, prod, mask, nout):
         count = xp.zeros(1, dtype=np.uint64)
         kernel["spmspv_compact"]((-(-nf // 1024),), (1024,), (u.bitmap, np.int64(nf), fidx, count))
     _mark("workspace")
-    nblocks = -(-nf // 1024)
-    offsets, block_sums = xp.empty(nf + 1, dtype=np.int64), xp.empty(nblocks, dtype=np.int64)
-    kernel["spmspv_scan"]((nblocks,), (1024,), (B.ptr, fidx, np.int64(nf), count, offsets,
-                                                 block_sums, _blocks_done()))
+    nstretch = -(-nf // 1024)
+    offsets, block_sums = xp.empty(nf + 1, dtype=np.int64), xp.empty(nstretch, dtype=np.int64)
+    kernel["spmspv_scan"]((min(nstretch, 2 * launch.sm_count()),), (1024,),
+                          (B.ptr, fidx, np.int64(nf), count, offsets, block_sums, _blocks_done()))
     _mark("offsets")
     # a block per EDGES_PER_BLOCK gathered entries, grid-stride over any excess
     if bitmap_u:  # the count is on the device: a full grid
