@@ -10,15 +10,14 @@ NumPy: expand the columns u names, products through the multiply's NumPy functio
 stable sort by output index, ``segment_reduce``.
 
 CuPy: one thread per gathered entry, load-balanced over the frontier: an exclusive scan
-of the column lengths (one launch: block scans, the last block to finish carrying the block
-totals) gives every entry a
-global number. A block takes a stretch of 1024 numbers: two warps find the frontier entries
-at its ends (32 probes a round), the block stages the offsets and column starts between them
-in shared memory, and each thread finds its entry's column there (hub columns spread over
-many blocks). Each product is
-folded into a dense workspace of T's type with one atomic per output: atomicAdd /
-atomicMin / atomicMax / atomicOr-And-Xor where CUDA has them for the type; for BOOL
-lor/land an idempotent store of the absorbing value; ANY a plain store (any writer is a
+of the column lengths (one launch: blocks scan stretches of 1024, the last block to finish
+carries the stretch totals) gives every entry a global number. A block takes 1024 numbers:
+two warps find the frontier entries at their ends (32 probes a round), the block stages the
+offsets and column starts between them in shared memory, and each thread finds its entry's
+column there (hub columns spread over many blocks). Each product is folded into a dense
+workspace of T's type (filled with ⊕'s start by the push's own kernel) with one atomic per
+output: atomicAdd / atomicMin / atomicMax / atomicOr-And-Xor where CUDA has them for the
+type; for BOOL lor/land an idempotent store of the absorbing value; ANY a plain store (any writer is a
 right answer); otherwise a compare-and-swap loop on the ⊕ C expression (on the enclosing
 4-byte word for 1- and 2-byte types). A presence byte per output marks the touched ones.
 The workspace is the result when dense is cheaper (more than DENSE_THRESHOLD of the
