@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import backend
 from . import launch
-from .cache import KernelKey, get_kernel
+from .cache import KernelKey, get_functions
 from .segment import kept_pointers
 
 xp = backend.xp
@@ -128,12 +128,17 @@ extern "C" __global__ void kept_before_int64(const long long* ptr, long long nse
 _WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
 
 
-def _module(word=8):
+_NAMES = ("tile_counts", "tile_positions", "scatter_kept", "kept_before_int32",
+          "kept_before_int64")
+
+
+def _kernels(word=8):
+    """The module's kernels by name, for entries of ``word`` bytes (scatter_kept)."""
     from string import Template
 
     key = KernelKey("compact", "tiles", (), (f"word{word}",))
-    return get_kernel(key, lambda: Template(_SOURCE).substitute(ROUNDS=ROUNDS, E=_WORDS[word]),
-                      "compact", module=True)
+    return get_functions(
+        key, lambda: Template(_SOURCE).substitute(ROUNDS=ROUNDS, E=_WORDS[word]), _NAMES)
 
 
 def _tile_grid(ntiles):
@@ -147,9 +152,9 @@ def positions(labels, kinds):
     n = len(labels)
     labels = labels.view(np.uint8) if labels.dtype == np.bool_ else labels
     ntiles = max(1, -(-n // TILE))
-    mod = _module()
+    kernels = _kernels()
     counts = xp.empty(kinds * ntiles, dtype=np.int64)
-    mod.get_function("tile_counts")(_tile_grid(ntiles), (256,), (
+    kernels["tile_counts"](_tile_grid(ntiles), (256,), (
         labels, np.int64(n), np.int32(kinds), np.int64(ntiles), counts))
     # exclusive scan, kind-major: every tile's start in every kind's list
     starts = xp.zeros(kinds * ntiles + 1, dtype=np.int64)
@@ -157,7 +162,7 @@ def positions(labels, kinds):
     totals = starts[ntiles::ntiles].get()   # the running count at each kind's end
     sizes = [int(totals[0])] + [int(totals[k] - totals[k - 1]) for k in range(1, kinds)]
     pos = xp.empty(n, dtype=np.int64)
-    mod.get_function("tile_positions")(_tile_grid(ntiles), (256,), (
+    kernels["tile_positions"](_tile_grid(ntiles), (256,), (
         labels, np.int64(n), np.int32(kinds), np.int64(ntiles), starts, pos))
     return pos, sizes
 
@@ -179,7 +184,7 @@ def compact(ptr, keep, arrays):
         out = xp.empty(total, dtype=a.dtype)
         if total:
             word = np.dtype(a.dtype).itemsize
-            _module(word).get_function("scatter_kept")(
+            _kernels(word)["scatter_kept"](
                 launch.strided_grid(n), launch.BLOCK,
                 (keep, pos, np.int64(n), xp.ascontiguousarray(a), out))
         outs.append(out)
@@ -188,7 +193,7 @@ def compact(ptr, keep, arrays):
     if np.dtype(ptr.dtype).name not in ("int32", "int64"):
         ptr = ptr.astype(np.int64)
     new_ptr = xp.empty(len(ptr), dtype=np.int64)
-    _module().get_function(f"kept_before_{np.dtype(ptr.dtype).name}")(
+    _kernels()[f"kept_before_{np.dtype(ptr.dtype).name}"](
         launch.strided_grid(len(ptr)), launch.BLOCK,
         (ptr, np.int64(len(ptr)), pos, np.int64(n), np.int64(total), new_ptr))
     return new_ptr, outs

@@ -26,7 +26,7 @@ import numpy as np
 from .. import backend
 from ..types import cast
 from . import launch, memory
-from .cache import KernelKey, get_kernel
+from .cache import KernelKey, get_functions
 from .compact import positions
 from .cuda_common import c_index_type, value_args
 from .segment import segment_reduce
@@ -314,16 +314,16 @@ def _entry_kinds(ap, bp, mi, mj):
 
     key = KernelKey("masked_dot", "kinds", (),
                     tuple(np.dtype(x.dtype).name for x in (ap, bp, mi)))
-    mod = get_kernel(key, lambda: Template(_KINDS).substitute(
+    kernels = get_functions(key, lambda: Template(_KINDS).substitute(
         IA=c_index_type(ap.dtype), IB=c_index_type(bp.dtype), IM=c_index_type(mi.dtype)),
-        "dot_kinds", module=True)
+        ("dot_labels", "list_entries"))
     n = len(mi)
     memory.require(n * 17, "the masked dot's entry lists")
     labels = xp.empty(n, dtype=np.uint8)
     grid = launch.strided_grid(n)
-    mod.get_function("dot_labels")(grid, launch.BLOCK, (
+    kernels["dot_labels"](grid, launch.BLOCK, (
         ap, bp, mi, mj, np.int64(n), np.int32(DOT_THREAD_MAX), np.int32(DOT_WARP_MIN), labels))
     pos, sizes = positions(labels, 3)
     lists = xp.empty(sum(sizes), dtype=np.int64)
-    mod.get_function("list_entries")(grid, launch.BLOCK, (labels, pos, np.int64(n), lists))
+    kernels["list_entries"](grid, launch.BLOCK, (labels, pos, np.int64(n), lists))
     return lists, sizes

@@ -17,9 +17,9 @@ offsets and column starts between them in shared memory, and each thread finds i
 column there (hub columns spread over many blocks). Each product is folded into a dense
 workspace of T's type (filled with ⊕'s start by the push's own kernel) with one atomic per
 output: atomicAdd / atomicMin / atomicMax / atomicOr-And-Xor where CUDA has them for the
-type; for BOOL lor/land an idempotent store of the absorbing value; ANY a plain store (any writer is a
-right answer); otherwise a compare-and-swap loop on the ⊕ C expression (on the enclosing
-4-byte word for 1- and 2-byte types). A presence byte per output marks the touched ones.
+type; for BOOL lor/land an idempotent store of the absorbing value; ANY a plain store (any
+writer is a right answer); otherwise a compare-and-swap loop on the ⊕ C expression (on the
+enclosing 4-byte word for 1- and 2-byte types). A presence byte per output marks the touched ones.
 The workspace is the result when dense is cheaper (more than DENSE_THRESHOLD of the
 outputs may be touched), else it is compacted to a sorted sparse vector.
 """
@@ -30,14 +30,14 @@ import numpy as np
 from .. import backend
 from ..vector import DENSE_THRESHOLD
 from . import launch, spmv
-from .cache import get_kernel
+from .cache import get_functions
 from .cuda_common import c_index_type, fold_start
 
 xp = backend.xp
 
 __all__ = ["push", "native_atomic"]
 
-EDGES_PER_BLOCK = 1024  # gathered entries a block of spmspv_edges takes at a time (as in _PUSH)
+EDGES_PER_BLOCK = 1024  # gathered entries a block of spmspv_edges takes at a time
 
 probe = None  # a list to time the stages: (name, CUDA event) recorded after each (benchmarks)
 
@@ -178,8 +178,8 @@ __device__ __forceinline__ long long block_inclusive_scan(long long v, long long
 #define OFF(f) ((f) == 0 ? 0LL : offsets[f] + block_sums[((f) - 1) >> 10])
 extern "C" __global__ void __launch_bounds__(1024)
 spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long long nf_arg,
-            const unsigned long long* __restrict__ nf_dev, long long* __restrict__ offsets,
-            long long* block_sums, unsigned long long* __restrict__ done) {
+            unsigned long long* nf_dev, long long* __restrict__ offsets, long long* block_sums) {
+    unsigned long long* done = nf_dev + 1;  // the call's second zeroed counter
     __shared__ long long warp_tot[32];
     __shared__ long long chunk_total;
     __shared__ bool last;
@@ -215,7 +215,6 @@ spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long 
         carry += chunk_total;
         __syncthreads();  // warp_tot and chunk_total are rewritten by the next chunk
     }
-    if (threadIdx.x == 0) *done = 0;  // ready for the next launch on this stream
 }
 
 // ws(:) = the fold's start value (grid-stride)
@@ -246,7 +245,7 @@ __device__ __forceinline__ long long warp_find(const long long* __restrict__ off
 // a block per stretch of EDGES_PER_BLOCK gathered entries (grid-stride over stretches); two
 // warps find the frontier entries at the stretch's ends, the block stages their offsets and
 // column starts in shared memory, and each thread finds its entry's column there
-#define EDGES_PER_BLOCK 1024
+#define EDGES_PER_BLOCK ${EDGES_PER_BLOCK}
 #define SPAN 1024  // frontier entries a stretch may cover and be staged (else: global search)
 extern "C" __global__ void __launch_bounds__(256)
 spmspv_edges(const IA* __restrict__ ptr, const IA* __restrict__ idx, const TA* __restrict__ ax,
@@ -351,10 +350,16 @@ def _push_cuda(B, u, prod, mask, nout):
                           read_a, read_u, extra=(("combine", str(kind)),
                                                  ("frontier", fidx.dtype.name),
                                                  ("u", "bitmap" if bitmap_u else "sparse")))
-    kernel = _kernels.get((key, xp.cuda.Device().id))
-    if kernel is None:
-        kernel = _kernels[(key, xp.cuda.Device().id)] = _compile(key, prod, B, u, mask, read_a, read_u, kind, native,
-                                          fidx.dtype, bitmap_u)
+
+    def build():
+        atomic, atomic_t = native or ("", "")
+        return spmv.operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u) + \
+            Template(_PUSH).substitute(COMBINE=kind, ATOMIC=atomic, ATOMIC_T=atomic_t,
+                                       SMALL=int(tout.np_type.itemsize < 4),
+                                       FI=c_index_type(fidx.dtype), U_BITMAP=int(bitmap_u),
+                                       EDGES_PER_BLOCK=EDGES_PER_BLOCK)
+
+    kernel = get_functions(key, build, _KERNEL_NAMES)
     if kind != 0 and nout:  # ws(:) = the fold's start (ANY needs none)
         kernel["spmspv_fill"](launch.strided_grid(nout), launch.BLOCK,
                               (ws, np.int64(nout),
@@ -362,15 +367,16 @@ def _push_cuda(B, u, prod, mask, nout):
     if nf == 0 or nout == 0:
         return _finish(ws, present, 0, nout)
     d = spmv.dummy()
-    count = d
+    # [the frontier's size when listed on the device, the scan's finished blocks]
+    counters = xp.zeros(2, dtype=np.uint64)
     if bitmap_u:
-        count = xp.zeros(1, dtype=np.uint64)
-        kernel["spmspv_compact"]((-(-nf // 1024),), (1024,), (u.bitmap, np.int64(nf), fidx, count))
+        kernel["spmspv_compact"]((-(-nf // 1024),), (1024,),
+                                 (u.bitmap, np.int64(nf), fidx, counters))
     _mark("workspace")
     nstretch = -(-nf // 1024)
     offsets, block_sums = xp.empty(nf + 1, dtype=np.int64), xp.empty(nstretch, dtype=np.int64)
     kernel["spmspv_scan"]((min(nstretch, 2 * launch.sm_count()),), (1024,),
-                          (B.ptr, fidx, np.int64(nf), count, offsets, block_sums, _blocks_done()))
+                          (B.ptr, fidx, np.int64(nf), counters, offsets, block_sums))
     _mark("offsets")
     # a block per EDGES_PER_BLOCK gathered entries, grid-stride over any excess
     if bitmap_u:  # the count is on the device: a full grid
@@ -379,48 +385,22 @@ def _push_cuda(B, u, prod, mask, nout):
     else:
         avg = len(B.idx) / max(len(B.ptr) - 1, 1)
         est = nf * avg  # expected gathered entries
-        blocks = min(-(-int(est) // EDGES_PER_BLOCK) + 1, launch.sm_count() * launch.BLOCKS_PER_SM)
+        blocks = min(-(-int(est) // EDGES_PER_BLOCK) + 1,
+                     launch.sm_count() * launch.BLOCKS_PER_SM)
     _, term = prod.stop
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
     kernel["spmspv_edges"](
         (blocks,), (launch.THREADS,),
         (B.ptr, B.idx, B.values if read_a else d, spmv.scalar_arg(B.iso, B.dtype), fidx,
          u.values if read_u else d, spmv.scalar_arg(u.iso, u.dtype), offsets, block_sums,
-         np.int64(nf),
-         count, mask.bitmap if mask is not None else d,
+         np.int64(nf), counters, mask.bitmap if mask is not None else d,
          mask.values if (mask is not None and mask.values is not None) else d,
          term, ws, present))
     _mark("edges")
     return _finish(ws, present, est, nout)
 
 
-_kernels = {}  # (KernelKey, device) -> {name: kernel}
 _KERNEL_NAMES = ("spmspv_fill", "spmspv_compact", "spmspv_scan", "spmspv_edges")
-
-
-def _compile(key, prod, B, u, mask, read_a, read_u, kind, native, fidx_dtype, bitmap_u):
-    def build():
-        atomic, atomic_t = native or ("", "")
-        return spmv.operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u) + \
-            Template(_PUSH).substitute(COMBINE=kind, ATOMIC=atomic, ATOMIC_T=atomic_t,
-                                       SMALL=int(prod.tout.np_type.itemsize < 4),
-                                       FI=c_index_type(fidx_dtype), U_BITMAP=int(bitmap_u))
-
-    return {name: get_kernel(key, build, name) for name in _KERNEL_NAMES}
-
-
-_done_counters = {}
-
-
-def _blocks_done():
-    """The scan's count of finished blocks, one per device and stream: zero between
-    launches (the scan's last block sets it back), so nothing is cleared before each."""
-    stream = xp.cuda.get_current_stream()
-    where = (xp.cuda.Device().id, stream.ptr)
-    counter = _done_counters.get(where)
-    if counter is None:
-        counter = _done_counters[where] = xp.zeros(1, dtype=np.uint64)
-    return counter
 
 
 def _finish(ws, present, est_touched, nout):

@@ -44,7 +44,7 @@ import numpy as np
 
 from .. import backend
 from ..types import cast, cast_scalar, lookup_dtype
-from .cache import KernelKey, get_kernel
+from .cache import KernelKey, get_functions
 from .cuda_common import c_cast, c_index_type, header
 from .launch import THREADS, grid, strided_grid
 from .segment import segment_reduce
@@ -712,8 +712,7 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
                 + Template(_PULL).substitute(V=max(v, 2), VEC=int(vec), UNROLL=UNROLL,
                                              POS=c_index_type(pos_type), STREAM_HALF=STREAM_HALF))
 
-    mod = get_kernel(key, build, "spmv_pull", module=True)
-    fn = _functions(key, mod)
+    fn = get_functions(key, build, _PULL_KERNELS)
     _, term = prod.stop
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
     d = dummy()
@@ -747,17 +746,7 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
     return "dense", out, present
 
 
-_function_tables = {}
-
-
-def _functions(key, mod):
-    """The module's kernels by name, looked up once."""
-    table = _function_tables.get((key, id(mod)))  # (the kernel cache keeps mod alive)
-    if table is None:
-        table = _function_tables[(key, id(mod))] = {
-            name: mod.get_function(name)
-            for name in ("spmv_rows", "spmv_items", "spmv_stream", "spmv_finish")}
-    return table
+_PULL_KERNELS = ("spmv_rows", "spmv_items", "spmv_stream", "spmv_finish")
 
 
 def _partials(plan, tout):
