@@ -111,8 +111,8 @@ def reduce_all(values, present, monoid, dtype, *, on_device=False):
 
 def _reduce_cuda(values, present, monoid, dtype, identity, on_device):
     key = KernelKey("reduce_all", "one_pass", (monoid.name,), (dtype.name,))
-    src = Template(_SOURCE).substitute(T=dtype.c_type, EXPR=monoid.c(dtype), THREADS=THREADS)
-    kernel = get_kernel(key, lambda: src, "reduce_all")
+    kernel = get_kernel(key, lambda: Template(_SOURCE).substitute(
+        T=dtype.c_type, EXPR=monoid.c(dtype), THREADS=THREADS), "reduce_all")
     n = len(values)
     blocks = min(MAX_BLOCKS, grid(n)[0])
     partial, has = xp.empty(blocks, dtype=values.dtype), xp.empty(blocks, dtype=bool)
