@@ -222,3 +222,17 @@ def test_bad_input():
         bfs(A, 0, edge_mask=np.ones(5))
     with pytest.raises(gg.InvalidValue):
         bfs(A, 0, alpha=0)
+
+
+def test_more_vertices_than_a_packed_parent_holds_raises_and_changes_nothing():
+    """A parent is packed in 32 bits beside its level: 2**31 vertices or more is
+    InvalidValue, raised before anything is built (S stands in for a matrix that large)."""
+    class Huge(gg.Matrix):
+        nrows = ncols = property(lambda self: 2**31)
+
+    S = Huge(gg.INT32, 4, 4)
+    deg = gg.Vector(gg.INT64, 2**31)
+    with pytest.raises(gg.InvalidValue, match="2\\*\\*31 - 1 vertices"):
+        bfs_advanced(S, 0, AT=None, out_degree=deg)
+    assert S.nvals == 0 and deg.nvals == 0 and deg.size == 2**31
+    assert S.memo("algorithms.bfs", dict) == {}  # no workspace was made
