@@ -416,9 +416,11 @@ def test_triangle_count_masked_dot():
     assert mxm_mod.last_plan["method"] == "DOT"  # AUTO picks the masked dot here
 
 
+@pytest.mark.parametrize("hash_a_max", [0, 6, 512])
 @pytest.mark.parametrize("group", [4, 8, 16, 32])
-def test_masked_dot_kernel_paths_match_suitesparse(monkeypatch, group):
-    """Under CuPy each mask entry goes to a thread merging the two lists, a group of lanes
+def test_masked_dot_kernel_paths_match_suitesparse(monkeypatch, group, hash_a_max):
+    """Under CuPy each mask entry goes to the hash walk (A(i,:) in a table; none of them with
+    hash_a_max 0, the short rows with 6), a thread merging the two lists, a group of lanes
     (every group width) or a warp searching the longer list. A hub row and a hub column make
     long lists on both sides; plus_times, a terminal monoid (max_min over bounded values
     reaches its terminal only sometimes), ANY (structure only) and min_plus."""
@@ -426,6 +428,7 @@ def test_masked_dot_kernel_paths_match_suitesparse(monkeypatch, group):
 
     monkeypatch.setattr(masked_dot, "DOT_GROUP", group)
     monkeypatch.setattr(masked_dot, "DOT_THREAD_MAX", 16)
+    monkeypatch.setattr(masked_dot, "HASH_A_MAX", hash_a_max)
     rng = np.random.default_rng(19)
     n = 700
     rows, cols = _hub_pattern(rng, n, 600, 300, 5000)

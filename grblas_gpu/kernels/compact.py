@@ -32,20 +32,21 @@ TILE = 256 * ROUNDS         # entries per tile (a block of 256 threads)
 _SOURCE = r"""
 #define ROUNDS ${ROUNDS}
 #define WARPS 8
+#define KINDS_MAX 4
 typedef ${E} E;   // an unsigned word as wide as a scattered array's elements
 
 // counts[k * ntiles + t] = the entries of tile t labelled k + 1
 extern "C" __global__ void tile_counts(const unsigned char* __restrict__ labels, long long n,
         int kinds, long long ntiles, long long* __restrict__ counts) {
-    __shared__ int sums[3][WARPS];
+    __shared__ int sums[KINDS_MAX][WARPS];
     for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        int mine[3] = {0, 0, 0};
+        int mine[KINDS_MAX] = {0, 0, 0, 0};
         for (int r = 0; r < ROUNDS; ++r) {
             const long long p = t * (ROUNDS * 256) + r * 256 + threadIdx.x;
             const int l = p < n ? labels[p] : 0;
-            for (int k = 0; k < 3; ++k) mine[k] += (l == k + 1);
+            for (int k = 0; k < KINDS_MAX; ++k) mine[k] += (l == k + 1);
         }
-        for (int k = 0; k < 3; ++k) {
+        for (int k = 0; k < KINDS_MAX; ++k) {
             int s = mine[k];
             for (int d = 16; d > 0; d >>= 1) s += __shfl_down_sync(0xffffffffu, s, d);
             if ((threadIdx.x & 31) == 0) sums[k][threadIdx.x >> 5] = s;
@@ -65,8 +66,8 @@ extern "C" __global__ void tile_counts(const unsigned char* __restrict__ labels,
 extern "C" __global__ void tile_positions(const unsigned char* __restrict__ labels,
         long long n, int kinds, long long ntiles, const long long* __restrict__ starts,
         long long* __restrict__ pos) {
-    __shared__ unsigned int ballots[3][ROUNDS][WARPS];
-    __shared__ long long before[3][ROUNDS][WARPS];
+    __shared__ unsigned int ballots[KINDS_MAX][ROUNDS][WARPS];
+    __shared__ long long before[KINDS_MAX][ROUNDS][WARPS];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const unsigned int lower = (1u << lane) - 1u;
     for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
@@ -148,7 +149,7 @@ def _tile_grid(ntiles):
 
 def positions(labels, kinds):
     """(pos int64 per entry, [entries of each kind]) for labels (uint8 or bool) in 0..kinds
-    (kinds <= 3); CuPy only."""
+    (kinds <= 4); CuPy only."""
     n = len(labels)
     labels = labels.view(np.uint8) if labels.dtype == np.bool_ else labels
     ntiles = max(1, -(-n // TILE))

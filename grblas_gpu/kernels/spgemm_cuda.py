@@ -276,12 +276,14 @@ extern "C" __global__ void __launch_bounds__(${HT}) num_spa(
 def source(*, ia, ib, ic, key, x, z, mult_c, add_c, any_monoid, plus, has_terminal):
     """The CUDA source for one (semiring, types) combination: the SpGEMM kernels and the
     masked-dot kernels (kernels.masked_dot) in one module, so one compilation serves both."""
-    from .masked_dot import DOT_KERNELS
+    from .masked_dot import DOT_KERNELS, HASH_SLOTS, HASH_UNROLL, HASH_WARPS
 
     bins = "\n".join(f"SHARED_BIN({cap}, {nt})" for cap, nt in SHARED_BINS)
     body = Template(_KERNELS).substitute(IC=c_index_type(ic), K=c_index_type(key), BINS=bins,
                                          HT=HEAVY_THREADS)
-    dots = Template(DOT_KERNELS).substitute(HAS_TERMINAL=int(bool(has_terminal)))
+    dots = Template(DOT_KERNELS).substitute(HAS_TERMINAL=int(bool(has_terminal)),
+                                            HASH_SLOTS=HASH_SLOTS, HASH_WARPS=HASH_WARPS,
+                                            HASH_UNROLL=HASH_UNROLL)
     return header(ia=ia, ib=ib, x=x, z=z, mult_c=mult_c, add_c=add_c, any_monoid=any_monoid,
                   plus=plus) + body + dots
 
