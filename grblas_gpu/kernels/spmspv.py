@@ -174,15 +174,23 @@ __device__ __forceinline__ long long block_inclusive_scan(long long v, long long
 // hundred blocks, however long the list may be) into offsets[f+1] = the lengths of its
 // entries up to f, its total left in block_sums; the last block to finish turns the totals
 // into the sums of the stretches before each. OFF(f) is then the sum of the lengths of
-// entries 0 .. f-1 (OFF(nf): all).
+// entries 0 .. f-1 (OFF(nf): all). The same launch clears the output's flags and sets the
+// workspace to the fold's start (fill): two launches and an allocation's memset fewer.
 #define OFF(f) ((f) == 0 ? 0LL : offsets[f] + block_sums[((f) - 1) >> 10])
 extern "C" __global__ void __launch_bounds__(1024)
 spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long long nf_arg,
-            unsigned long long* nf_dev, long long* __restrict__ offsets, long long* block_sums) {
+            unsigned long long* nf_dev, long long* __restrict__ offsets, long long* block_sums,
+            bool* __restrict__ present, Z* __restrict__ ws, const long long nout,
+            const Z start, const int fill) {
     unsigned long long* done = nf_dev + 1;  // the call's second zeroed counter
     __shared__ long long warp_tot[32];
     __shared__ long long chunk_total;
     __shared__ bool last;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nout;
+         i += (long long)gridDim.x * blockDim.x) {
+        present[i] = false;
+        if (fill) ws[i] = start;
+    }
     const long long nf = (long long)FRONTIER_COUNT;
     const long long nstretch = (nf + 1023) >> 10;
     for (long long b = blockIdx.x; b < nstretch; b += gridDim.x) {
@@ -336,7 +344,7 @@ def _push_cuda(B, u, prod, mask, nout):
     read_a, read_u = B.values is not None, u.values is not None
     kind, native = _combine_kind(prod)
     _mark("start")
-    present = xp.zeros(nout, dtype=bool)
+    present = xp.empty(nout, dtype=bool)
     ws = xp.empty(nout, dtype=tout.np_type)
     if bitmap_u:
         # listed on the device, counted there: nothing is read back (a BFS level stays
@@ -347,9 +355,9 @@ def _push_cuda(B, u, prod, mask, nout):
         nf = len(u.indices)
         fidx = u.indices
     key = spmv.kernel_key("spmspv", "push_edges", prod, B.dtype, u.dtype, B.idx.dtype, mask,
-                          read_a, read_u, extra=(("combine", str(kind)),
-                                                 ("frontier", fidx.dtype.name),
-                                                 ("u", "bitmap" if bitmap_u else "sparse")))
+                          read_a, read_u, extra=(_COMBINE_NAMES[kind],
+                                                 ("frontier", backend.dtype_name(fidx.dtype)),
+                                                 _U_FORMS[bitmap_u]))
 
     def build():
         atomic, atomic_t = native or ("", "")
@@ -360,11 +368,13 @@ def _push_cuda(B, u, prod, mask, nout):
                                        EDGES_PER_BLOCK=EDGES_PER_BLOCK)
 
     kernel = get_functions(key, build, _KERNEL_NAMES)
-    if kind != 0 and nout:  # ws(:) = the fold's start (ANY needs none)
-        kernel["spmspv_fill"](launch.strided_grid(nout), launch.BLOCK,
-                              (ws, np.int64(nout),
-                               tout.np_type.type(fold_start(prod.semiring.monoid, tout))))
+    # ws(:) = the fold's start (ANY needs none), by the scan's launch when there is one
+    start = tout.np_type.type(fold_start(prod.semiring.monoid, tout) if kind != 0 else 0)
     if nf == 0 or nout == 0:
+        present.fill(False)
+        if kind != 0 and nout:
+            kernel["spmspv_fill"](launch.strided_grid(nout), launch.BLOCK,
+                                  (ws, np.int64(nout), start))
         return _finish(ws, present, 0, nout)
     d = spmv.dummy()
     # [the frontier's size when listed on the device, the scan's finished blocks]
@@ -375,8 +385,9 @@ def _push_cuda(B, u, prod, mask, nout):
     _mark("workspace")
     nstretch = -(-nf // 1024)
     offsets, block_sums = xp.empty(nf + 1, dtype=np.int64), xp.empty(nstretch, dtype=np.int64)
-    kernel["spmspv_scan"]((min(nstretch, 2 * launch.sm_count()),), (1024,),
-                          (B.ptr, fidx, np.int64(nf), counters, offsets, block_sums))
+    kernel["spmspv_scan"]((2 * launch.sm_count(),), (1024,),
+                          (B.ptr, fidx, np.int64(nf), counters, offsets, block_sums, present,
+                           ws, np.int64(nout), start, np.int32(kind != 0)))
     _mark("offsets")
     # a block per EDGES_PER_BLOCK gathered entries, grid-stride over any excess
     if bitmap_u:  # the count is on the device: a full grid
@@ -401,6 +412,8 @@ def _push_cuda(B, u, prod, mask, nout):
 
 
 _KERNEL_NAMES = ("spmspv_fill", "spmspv_compact", "spmspv_scan", "spmspv_edges")
+_COMBINE_NAMES = {k: ("combine", str(k)) for k in range(4)}
+_U_FORMS = {True: ("u", "bitmap"), False: ("u", "sparse")}
 
 
 def _finish(ws, present, est_touched, nout):
