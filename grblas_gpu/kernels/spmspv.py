@@ -15,9 +15,9 @@ carries the stretch totals) gives every entry a global number. A block takes 102
 two warps find the frontier entries at their ends (32 probes a round), the block stages the
 offsets and column starts between them in shared memory, and each thread finds its entry's
 column there (hub columns spread over many blocks). Each product is folded into a dense
-workspace of T's type (filled with ⊕'s start by the push's own kernel) with one atomic per
-output: atomicAdd / atomicMin / atomicMax / atomicOr-And-Xor where CUDA has them for the
-type; for BOOL lor/land an idempotent store of the absorbing value; ANY a plain store (any
+workspace of T's type (its flags cleared and ⊕'s start set by the scan's launch) with one
+atomic per output: atomicAdd / atomicMin / atomicMax / atomicOr-And-Xor where CUDA has them
+for the type; for BOOL lor/land an idempotent store of the absorbing value; ANY a plain store (any
 writer is a right answer); otherwise a compare-and-swap loop on the ⊕ C expression (on the
 enclosing 4-byte word for 1- and 2-byte types). A presence byte per output marks the touched ones.
 The workspace is the result when dense is cheaper (more than DENSE_THRESHOLD of the
@@ -177,6 +177,15 @@ __device__ __forceinline__ long long block_inclusive_scan(long long v, long long
 // entries 0 .. f-1 (OFF(nf): all). The same launch clears the output's flags and sets the
 // workspace to the fold's start (fill): two launches and an allocation's memset fewer.
 #define OFF(f) ((f) == 0 ? 0LL : offsets[f] + block_sums[((f) - 1) >> 10])
+// present(:) = false; ws(:) = start when fill (ANY needs no start); grid-stride
+__device__ __forceinline__ void clear_output(bool* __restrict__ present, Z* __restrict__ ws,
+                                             long long n, Z start, int fill) {
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
+        present[i] = false;
+        if (fill) ws[i] = start;
+    }
+}
 extern "C" __global__ void __launch_bounds__(1024)
 spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long long nf_arg,
             unsigned long long* nf_dev, long long* __restrict__ offsets, long long* block_sums,
@@ -186,11 +195,7 @@ spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long 
     __shared__ long long warp_tot[32];
     __shared__ long long chunk_total;
     __shared__ bool last;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < nout;
-         i += (long long)gridDim.x * blockDim.x) {
-        present[i] = false;
-        if (fill) ws[i] = start;
-    }
+    clear_output(present, ws, nout, start, fill);
     const long long nf = (long long)FRONTIER_COUNT;
     const long long nstretch = (nf + 1023) >> 10;
     for (long long b = blockIdx.x; b < nstretch; b += gridDim.x) {
@@ -225,11 +230,10 @@ spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long 
     }
 }
 
-// ws(:) = the fold's start value (grid-stride)
-extern "C" __global__ void spmspv_fill(Z* __restrict__ ws, const long long n, const Z start) {
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-        ws[i] = start;
+// the output cleared alone (an empty frontier: no scan runs)
+extern "C" __global__ void spmspv_clear(bool* __restrict__ present, Z* __restrict__ ws,
+                                        const long long n, const Z start, const int fill) {
+    clear_output(present, ws, n, start, fill);
 }
 
 // the last frontier entry f in [0, nf) with OFF(f) <= e, found by a whole warp: 32
@@ -368,13 +372,12 @@ def _push_cuda(B, u, prod, mask, nout):
                                        EDGES_PER_BLOCK=EDGES_PER_BLOCK)
 
     kernel = get_functions(key, build, _KERNEL_NAMES)
-    # ws(:) = the fold's start (ANY needs none), by the scan's launch when there is one
+    # present(:) = false, ws(:) = the fold's start (ANY needs none): by the scan's launch
     start = tout.np_type.type(fold_start(prod.semiring.monoid, tout) if kind != 0 else 0)
+    clear = (present, ws, np.int64(nout), start, np.int32(kind != 0))
     if nf == 0 or nout == 0:
-        present.fill(False)
-        if kind != 0 and nout:
-            kernel["spmspv_fill"](launch.strided_grid(nout), launch.BLOCK,
-                                  (ws, np.int64(nout), start))
+        if nout:
+            kernel["spmspv_clear"](launch.strided_grid(nout), launch.BLOCK, clear)
         return _finish(ws, present, 0, nout)
     d = spmv.dummy()
     # [the frontier's size when listed on the device, the scan's finished blocks]
@@ -386,8 +389,7 @@ def _push_cuda(B, u, prod, mask, nout):
     nstretch = -(-nf // 1024)
     offsets, block_sums = xp.empty(nf + 1, dtype=np.int64), xp.empty(nstretch, dtype=np.int64)
     kernel["spmspv_scan"]((2 * launch.sm_count(),), (1024,),
-                          (B.ptr, fidx, np.int64(nf), counters, offsets, block_sums, present,
-                           ws, np.int64(nout), start, np.int32(kind != 0)))
+                          (B.ptr, fidx, np.int64(nf), counters, offsets, block_sums, *clear))
     _mark("offsets")
     # a block per EDGES_PER_BLOCK gathered entries, grid-stride over any excess
     if bitmap_u:  # the count is on the device: a full grid
@@ -411,7 +413,7 @@ def _push_cuda(B, u, prod, mask, nout):
     return _finish(ws, present, est, nout)
 
 
-_KERNEL_NAMES = ("spmspv_fill", "spmspv_compact", "spmspv_scan", "spmspv_edges")
+_KERNEL_NAMES = ("spmspv_clear", "spmspv_compact", "spmspv_scan", "spmspv_edges")
 _COMBINE_NAMES = {k: ("combine", str(k)) for k in range(4)}
 _U_FORMS = {True: ("u", "bitmap"), False: ("u", "sparse")}
 
