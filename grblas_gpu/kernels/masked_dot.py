@@ -163,13 +163,18 @@ __device__ __forceinline__ bool at_terminal(Z acc, Z terminal) {
 #endif
 }
 
+// every dot kernel's parameters (the launcher passes the same arguments to each kind)
+#define DOT_PARAMS(IM) const IA* __restrict__ Ap, const IA* __restrict__ Aj, \
+        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp, \
+        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm, \
+        const IM* __restrict__ mi, const IM* __restrict__ mj, \
+        const long long* __restrict__ ents, long long n, Z terminal, Z* __restrict__ out, \
+        bool* __restrict__ present
+#define DOT_ARGS Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present
+
 // one thread per mask entry: merge the two sorted lists
 template <typename IM>
-__device__ void dot_thread(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
-        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
-        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
-        const IM* __restrict__ mi, const IM* __restrict__ mj, const long long* __restrict__ ents,
-        long long n, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
+__device__ void dot_thread(DOT_PARAMS(IM)) {
     const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= n) return;
     const long long e = ents[t];
@@ -194,11 +199,7 @@ __device__ void dot_thread(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
 // indices and binary-search the longer one. Neighbouring groups hold neighbouring entries
 // (of one mask row, mostly), so the row of A they search stays in L1.
 template <int V, typename IM>
-__device__ void dot_group(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
-        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
-        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
-        const IM* __restrict__ mi, const IM* __restrict__ mj, const long long* __restrict__ ents,
-        long long n, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
+__device__ void dot_group(DOT_PARAMS(IM)) {
     const long long g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / V;
     const int lane = threadIdx.x & 31;
     const int l = lane & (V - 1);
@@ -268,11 +269,7 @@ __device__ __forceinline__ unsigned hash_bucket(int k, int bits) {
     return ((unsigned)k * 2654435761u) >> (32 - bits);
 }
 template <typename IM>
-__device__ void dot_hash(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
-        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp,
-        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm,
-        const IM* __restrict__ mi, const IM* __restrict__ mj, const long long* __restrict__ ents,
-        long long n, Z terminal, Z* __restrict__ out, bool* __restrict__ present) {
+__device__ void dot_hash(DOT_PARAMS(IM)) {
     __shared__ int4 buckets_s[HASH_WARPS][HASH_SLOTS / 4];
     __shared__ unsigned short where_s[HASH_WARPS][HASH_SLOTS];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
@@ -358,19 +355,11 @@ __device__ void dot_hash(const IA* __restrict__ Ap, const IA* __restrict__ Aj,
 }
 
 #define DOT_GROUP_INSTANCE(IM, SUFFIX, V) \
-extern "C" __global__ void dot_group##V##_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
-        long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
-        const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
-    dot_group<V, IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); }
+extern "C" __global__ void dot_group##V##_##SUFFIX(DOT_PARAMS(IM)) { \
+    dot_group<V, IM>(DOT_ARGS); }
 #define DOT_INSTANCES(IM, SUFFIX) \
-extern "C" __global__ void dot_thread_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
-        long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
-        const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
-    dot_thread<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); } \
-extern "C" __global__ void dot_hash_##SUFFIX(const IA* Ap, const IA* Aj, const X* Ax, \
-        long long am, const IB* Bp, const IB* Bi, const X* Bx, long long bm, const IM* mi, \
-        const IM* mj, const long long* ents, long long n, Z terminal, Z* out, bool* present) { \
-    dot_hash<IM>(Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present); } \
+extern "C" __global__ void dot_thread_##SUFFIX(DOT_PARAMS(IM)) { dot_thread<IM>(DOT_ARGS); } \
+extern "C" __global__ void dot_hash_##SUFFIX(DOT_PARAMS(IM)) { dot_hash<IM>(DOT_ARGS); } \
 DOT_GROUP_INSTANCE(IM, SUFFIX, 4) DOT_GROUP_INSTANCE(IM, SUFFIX, 8) \
 DOT_GROUP_INSTANCE(IM, SUFFIX, 16) DOT_GROUP_INSTANCE(IM, SUFFIX, 32)
 DOT_INSTANCES(int, int32)
