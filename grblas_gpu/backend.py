@@ -155,7 +155,7 @@ def row_ids(indptr, nnz, dtype):
     """rows[p] = r for every p in [indptr[r], indptr[r+1]): an int array of ``dtype``."""
     global _row_ids_module
     nrows = len(indptr) - 1
-    names = (numpy.dtype(indptr.dtype).name, numpy.dtype(dtype).name)
+    names = (dtype_name(indptr.dtype), dtype_name(dtype))
     if not is_gpu or nnz == 0 or any(t not in ("int32", "int64") for t in names):
         return (xp.searchsorted(indptr, xp.arange(nnz), side="right") - 1).astype(dtype)
     if _row_ids_module is None:

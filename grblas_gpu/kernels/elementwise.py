@@ -99,7 +99,7 @@ def _param(text, out):
 
 
 def _np_name(t):
-    return np.dtype(t.np_type if hasattr(t, "np_type") else t).name
+    return backend.dtype_name(t.np_type if hasattr(t, "np_type") else t)
 
 
 def _binary_preamble(name, op, tin):
