@@ -492,6 +492,49 @@ def test_bad_input_raises_and_changes_nothing(rng):
         assert [snapshot(x) for x in (A, u, w, M)] == snaps
 
 
+@pytest.mark.parametrize("name", ["min_plus", "max_plus", "min_times", "max_min", "min_second",
+                                  "max_first"])
+@pytest.mark.parametrize("dtype", ["FP32", "FP64"])
+@pytest.mark.parametrize("mask_kind", ["none", "~S"])
+def test_push_float_min_max_and_column_layouts(name, dtype, mask_kind):
+    """Push over columns laid out to reach each of the GPU gather's paths: a hub column spread
+    over many blocks, long runs of empty columns (a block's stretch of entries spanning more
+    columns than it stages: the searching path), single-entry and random columns. Values
+    include NaN, signed zeros and infinities: float min and max fold by integer atomics on
+    their bits, which must skip NaN terms (fmin/fmax) and leave NaN where every term is NaN,
+    as SuiteSparse does."""
+    rng = np.random.default_rng(17)
+    m = 5000
+    lens = np.concatenate([[4500], np.zeros(1500, np.int64), np.ones(1500, np.int64),
+                           rng.integers(0, 30, 400), np.zeros(2000, np.int64),
+                           rng.integers(0, 3, 600)])
+    n = len(lens)
+    cols = np.repeat(np.arange(n), lens)
+    rows = np.concatenate([np.sort(rng.choice(m, k, replace=False)) for k in lens])
+    npt = np.dtype(gg.lookup_dtype(dtype).np_type)
+    special = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, -2.5, 3.0], npt)
+    vals = np.where(rng.random(len(rows)) < 0.3, rng.choice(special, len(rows)),
+                    rng.uniform(-4, 4, len(rows))).astype(npt)
+    vals[rows == 7] = np.nan  # under plus and times, an output whose every term is NaN
+    A = gg.Matrix.from_coo(rows, cols, vals, nrows=m, ncols=n, dtype=dtype)
+    keep = rng.random(n) < 0.8
+    uv = np.where(rng.random(n) < 0.2, rng.choice(special, n), rng.uniform(-4, 4, n))
+    u = gg.Vector.from_coo(np.nonzero(keep)[0], uv[keep].astype(npt), size=n, dtype=dtype)
+    M, GM = make_vector(rng, m, 0.3, "INT32")
+    mask, gmask = gb_masks(M, GM)[mask_kind]
+    w = gg.Vector(dtype, m)
+    gg.mxv(w, A, u, name, mask=mask, direction="push")
+    gw = gb.Vector(dtype, m)
+    gw(mask=gmask) << A.to_graphblas().mxv(u.to_graphblas(), getattr(gb.semiring, name))
+    o_idx, o_vals = w.to_coo()
+    r_idx, r_vals = gw.to_coo()
+    np.testing.assert_array_equal(o_idx, r_idx)
+    np.testing.assert_array_equal(np.isnan(o_vals), np.isnan(r_vals))
+    np.testing.assert_allclose(o_vals, r_vals, rtol=1e-6, equal_nan=True)
+    if name.split("_")[1] in ("plus", "times"):  # NaN-propagating ⊗: row 7's terms all NaN
+        assert np.isnan(o_vals[o_idx == 7]).all()
+
+
 def test_long_rows_both_orientations_of_one_matrix():
     """A matrix read by rows (mxv) and by columns (vxm) in turn: each orientation has its own
     long-row plan (a row of 3000 entries in one, a column of 3000 in the other). Guards the

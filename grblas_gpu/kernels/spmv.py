@@ -761,7 +761,21 @@ def _partials(plan, tout):
 
 
 def scalar_arg(value, dtype):
-    return dtype.np_type.type(0) if value is None else cast_scalar(value, dtype)
+    """``value`` (None: 0) as a kernel's scalar argument of ``dtype``, memoised: a cast costs
+    ~3 µs, more than the launch's share of a product over a few thousand entries. A float
+    zero or NaN is cast each time (-0.0 == 0.0 and NaN != NaN as keys)."""
+    memo = (dtype, type(value), value)
+    arg = _scalar_args.get(memo)
+    if arg is None:
+        arg = dtype.np_type.type(0) if value is None else cast_scalar(value, dtype)
+        if not (isinstance(value, (float, np.floating)) and not value) and value == value:
+            if len(_scalar_args) > 4096:  # distinct iso values: keep the memo bounded
+                _scalar_args.clear()
+            _scalar_args[memo] = arg
+    return arg
+
+
+_scalar_args = {}
 
 
 # ---------------------------------------------------------------- entry point

@@ -33,7 +33,7 @@ buffers, operands or arguments changed in between: operations._stages.fingerprin
 References: Yang, Buluç, Owens, "Implementing Push-Pull Efficiently in GraphBLAS" (ICPP
 2018); Davis, "Algorithm 1000: SuiteSparse:GraphBLAS" (TOMS 2019).
 """
-from typing import NamedTuple
+from typing import NamedTuple, Union
 
 import numpy as np
 
@@ -65,7 +65,16 @@ PUSH_EDGE_COST = 8.0
 
 class Choice(NamedTuple):
     direction: str   # 'push' or 'pull'
-    reason: str
+    why: Union[tuple, str]  # the rule's figures, or a phrase; worded on demand (``reason``)
+
+    @property
+    def reason(self):
+        if isinstance(self.why, str):
+            return self.why
+        density, allowed = self.why
+        op = "<" if self.direction == "push" else ">="
+        return (f"u density {density:.3g} x {PUSH_EDGE_COST:g} {op} allowed "
+                f"fraction {allowed:.3g}")
 
 
 last_choice = None  # the last mxv/vxm's Choice
@@ -76,11 +85,8 @@ def choose_direction(u_nvals, u_size, allowed_fraction):
     """'push' or 'pull' for a product with u of u_nvals entries among u_size and a mask
     allowing ``allowed_fraction`` of the outputs (1 without a mask)."""
     density = u_nvals / max(u_size, 1)
-    if density * PUSH_EDGE_COST < allowed_fraction:
-        return Choice("push", f"u density {density:.3g} x {PUSH_EDGE_COST:g} < allowed "
-                              f"fraction {allowed_fraction:.3g}")
-    return Choice("pull", f"u density {density:.3g} x {PUSH_EDGE_COST:g} >= allowed "
-                          f"fraction {allowed_fraction:.3g}")
+    direction = "push" if density * PUSH_EDGE_COST < allowed_fraction else "pull"
+    return Choice(direction, (density, allowed_fraction))
 
 
 # ---------------------------------------------------------------- public API
