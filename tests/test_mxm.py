@@ -161,6 +161,31 @@ def test_diagonal_right_operand_matches_suitesparse(t):
             assert_matches(iso.mxm(D, name), iso.to_graphblas().mxm(GD, _gb_sr(name)).new())
 
 
+def test_diag_shape_is_kept_and_dropped_with_the_content():
+    """Matrix.diag records its shape (products with it read nothing to find it diagonal);
+    once the matrix is changed the record goes with its old content: an off-diagonal entry
+    set afterwards makes A·D a general product again, SuiteSparse's result either way. A
+    shape read from the device is kept the same way (the second product of one A)."""
+    rng = np.random.default_rng(23)
+    A, GA = random_matrix_pair(rng, 12, 10, 0.4, "INT64")
+    v = gg.Vector.from_coo([0, 2, 3, 7, 9], [2, 3, 4, 5, 6], size=10, dtype="INT64")
+    D, GD = gg.Matrix.diag(v), v.to_graphblas().diag()
+    assert D._cache["row_shape"] == D._cache["col_shape"] == (1, 5, 5)
+    for sr in ("plus_times", "min_plus"):
+        assert_matches(A.mxm(D, sr), GA.mxm(GD, _gb_sr(sr)).new())
+    D[1, 4] = 7
+    GD[1, 4] = 7
+    assert "row_shape" not in D._cache
+    for sr in ("plus_times", "min_plus"):
+        assert_matches(A.mxm(D, sr), GA.mxm(GD, _gb_sr(sr)).new())
+    P, GP = (lib.Matrix.from_coo([0, 1, 2], [2, 0, 1], [1, 1, 1], nrows=3, ncols=3,
+                                 dtype="INT64") for lib in (gg, gb))
+    B, GB = random_matrix_pair(rng, 3, 6, 0.6, "INT64")
+    for _ in range(2):  # a permutation: its shape read once, then kept with P
+        assert_matches(P.mxm(B, "plus_times"), GP.mxm(GB, _gb_sr("plus_times")).new())
+        assert P._cache["row_shape"] == (1, 0, 0)
+
+
 @pytest.mark.parametrize("t", ["FP32", "FP64"])
 def test_float_floordiv_semirings_match_suitesparse(t):
     """Float floordiv's C expression compiles at both widths (copysign of a typed zero: an

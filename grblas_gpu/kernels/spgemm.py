@@ -37,6 +37,9 @@ class Operand:
     vals: Any
     iso: Any
     n: int  # number of segments
+    # (matrix, key): where this operand's shape (kernels.structured) is kept with the matrix
+    # it was read from, so it is read from the device once per content
+    shape_memo: Any = None
 
     @property
     def lengths(self):

@@ -26,25 +26,47 @@ from .spgemm import expand
 
 xp = backend.xp
 
-__all__ = ["structured_product"]
+__all__ = ["structured_product", "diagonal_shape", "SHAPE_KEYS"]
 
 
 def structured_product(a, b, mult, mon):
     """(kind, (indptr, indices, values)) when A has at most one entry per row or B is
-    diagonal, else None."""
+    diagonal, else None. A B whose shape is already known (kept with its matrix: a
+    Matrix.diag, or one read before) is tried first: then A's shape is never read."""
     if len(a.idx) == 0:
         return None
+    b_could_be_diagonal = 0 < len(b.idx) <= b.n
+    if b_could_be_diagonal and _is_diagonal(_known_shape(b), b.n):
+        return "column_scale", _column_scale(a, b, mult, mon, full=len(b.idx) == b.n)
     longest, on_diagonal, empty = _shape(a)
     if longest == 1:
         if a.n == b.n and on_diagonal + empty == a.n:
             return "row_scale", _row_scale(a, b, mult, mon, full=empty == 0)
         return "row_gather", _row_gather(a, b, mult, mon)
-    if len(b.idx) == 0 or len(b.idx) > b.n:
-        return None
-    longest, on_diagonal, empty = _shape(b)
-    if longest == 1 and on_diagonal + empty == b.n:
-        return "column_scale", _column_scale(a, b, mult, mon, full=empty == 0)
+    if b_could_be_diagonal and _is_diagonal(_shape(b), b.n):
+        return "column_scale", _column_scale(a, b, mult, mon, full=len(b.idx) == b.n)
     return None
+
+
+# the keys an operand's shape is kept under with its matrix: read by rows, by columns
+SHAPE_KEYS = ("row_shape", "col_shape")
+
+
+def diagonal_shape(n, nvals, main):
+    """The shape (see _shape) of an n × n matrix of nvals entries on one diagonal (the main
+    one when ``main``): what Matrix.diag records, by rows and by columns alike."""
+    return (min(nvals, 1), nvals if main else 0, n - nvals)
+
+
+def _is_diagonal(shape, n):
+    return shape is not None and shape[0] == 1 and shape[1] + shape[2] == n
+
+
+def _known_shape(op):
+    if op.shape_memo is None:
+        return None
+    owner, key = op.shape_memo
+    return owner._cache.get(key)
 
 
 def _products(a, ia, b, ib, mult, mon, n):
@@ -136,7 +158,18 @@ extern "C" __global__ void row_shape(const P* __restrict__ ptr, const I* __restr
 """
 
 def _shape(op):
-    """(longest row, rows holding one entry on the diagonal, empty rows) of an Operand."""
+    """(longest row, rows holding one entry on the diagonal, empty rows) of an Operand; kept
+    with the matrix it came from (op.shape_memo)."""
+    known = _known_shape(op)
+    if known is None:
+        known = _measure_shape(op)
+        if op.shape_memo is not None:
+            owner, key = op.shape_memo
+            owner._caching()[key] = known
+    return known
+
+
+def _measure_shape(op):
     names = (np.dtype(op.ptr.dtype).name, np.dtype(op.idx.dtype).name)
     if op.n == 0:
         return 0, 0, 0

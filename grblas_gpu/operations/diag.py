@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import backend
 from ..errors import InvalidValue
+from ..kernels.structured import SHAPE_KEYS, diagonal_shape
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..vector import Vector
@@ -41,8 +42,12 @@ def matrix_diag(v, k=0):
     idx = idx.astype(np.int64)
     rows, cols = (idx, idx + k) if k >= 0 else (idx - k, idx)
     indptr = xp.searchsorted(rows, xp.arange(n + 1), side="left")
-    return Matrix._from_csr(n, n, v.dtype, indptr, cols, None if vals is None else vals.copy(),
-                            iso=v._iso if vals is None else None)
+    D = Matrix._from_csr(n, n, v.dtype, indptr, cols, None if vals is None else vals.copy(),
+                         iso=v._iso if vals is None else None)
+    # its shape is known: products with D (mxm's structured forms) need not read it
+    shape = diagonal_shape(n, len(idx), k == 0)
+    D._caching().update({key: shape for key in SHAPE_KEYS})
+    return D
 
 
 def vector_diag(A, k=0):

@@ -36,7 +36,7 @@ from ..errors import DimensionMismatch, NotSupported
 from ..kernels import masked_dot, memory
 from ..kernels.compact import compact
 from ..kernels.spgemm import Operand, row_flops, spgemm
-from ..kernels.structured import structured_product
+from ..kernels.structured import SHAPE_KEYS, structured_product
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar
@@ -193,7 +193,8 @@ def _operand(M, transpose, structure, x):
     else:
         iso = M._iso if vals is None else 0
     vals = None if vals is None else cast(vals, x, xp)
-    return Operand(ptr, idx, vals, cast_scalar(iso, x), len(ptr) - 1)
+    return Operand(ptr, idx, vals, cast_scalar(iso, x), len(ptr) - 1,
+                   (M, SHAPE_KEYS[bool(transpose)]))
 
 
 def _lengths(M, transpose):
