@@ -765,7 +765,10 @@ def scalar_arg(value, dtype):
     ~3 µs, more than the launch's share of a product over a few thousand entries. A float
     zero or NaN is cast each time (-0.0 == 0.0 and NaN != NaN as keys)."""
     memo = (dtype, type(value), value)
-    arg = _scalar_args.get(memo)
+    try:
+        arg = _scalar_args.get(memo)
+    except TypeError:  # an unhashable value (a 0-d array): cast each time
+        return cast_scalar(value, dtype)
     if arg is None:
         arg = dtype.np_type.type(0) if value is None else cast_scalar(value, dtype)
         if not (isinstance(value, (float, np.floating)) and not value) and value == value:
