@@ -301,27 +301,50 @@ __device__ __forceinline__ long long warp_find(const long long* __restrict__ off
 #define PER_THREAD (EDGES_PER_BLOCK / EDGES_THREADS)
 #define SPAN ${SPAN}  // frontier entries a stretch may stage
 
-// gathered entry e -> its product folded into T: the entry of frontier position f (column
-// fidx[f] or f) at position p of B's arrays
+// ⊗'s operands of the entry at position p of B's arrays and frontier position f (column
+// fidx[f] or f)
+__device__ __forceinline__ X a_at(const TA* __restrict__ ax, const TA a_iso, long long p) {
+#if READ_A
+    return cast_a(ax[p]);
+#else
+    return cast_a(a_iso);
+#endif
+}
+__device__ __forceinline__ X u_at(const TU* __restrict__ fval, const FI* __restrict__ fidx,
+                                  const TU u_iso, long long f) {
+#if READ_U
+    return cast_u(fval[U_AT(f)]);
+#else
+    return cast_u(u_iso);
+#endif
+}
+
+// the term v folded into T(i) and T(i) marked present; under PRECHECK 2 (float min/max) a
+// term the slot already beats is dropped (a slot holding a value has been, or is being,
+// marked present by its writer)
+__device__ __forceinline__ void fold(Z* __restrict__ ws, unsigned char* __restrict__ present,
+                                     long long i, Z v, Z term) {
+#if PRECHECK == 2
+    const Z cur = ((volatile Z*)ws)[i];
+#if FLOAT_MIN
+    if (v >= cur) return;
+#else
+    if (v <= cur) return;
+#endif
+#endif
+    combine(ws + i, v, term);
+    present[i] = 1;
+}
+
+// one gathered entry, its loads one after another (the searching path)
 __device__ __forceinline__ void gather_one(
         const IA* __restrict__ idx, const TA* __restrict__ ax, const TA a_iso,
         const FI* __restrict__ fidx, const TU* __restrict__ fval, const TU u_iso,
         const unsigned char* __restrict__ mmap, const TM* __restrict__ mval, const Z term,
         Z* __restrict__ ws, unsigned char* __restrict__ present, long long f, long long p) {
     const long long i = (long long)idx[p];
-    if (!allowed(mmap, mval, i)) return;
-#if READ_A
-    const X a = cast_a(ax[p]);
-#else
-    const X a = cast_a(a_iso);
-#endif
-#if READ_U
-    const X x = cast_u(fval[U_AT(f)]);
-#else
-    const X x = cast_u(u_iso);
-#endif
-    combine(ws + i, product(a, x), term);
-    present[i] = 1;
+    if (allowed(mmap, mval, i))
+        fold(ws, present, i, product(a_at(ax, a_iso, p), u_at(fval, fidx, u_iso, f)), term);
 }
 
 // inclusive running maximum over s[0 .. EDGES_PER_BLOCK) by a block of EDGES_THREADS, each
@@ -413,16 +436,8 @@ spmspv_edges(const IA* __restrict__ ptr, const IA* __restrict__ idx, const TA* _
 #pragma unroll
             for (int r = 0; r < PER_THREAD; r++) {
                 if (i[r] < 0) continue;
-#if READ_A
-                a[r] = cast_a(ax[p[r]]);
-#else
-                a[r] = cast_a(a_iso);
-#endif
-#if READ_U
-                x[r] = cast_u(fval[U_AT(f[r])]);
-#else
-                x[r] = cast_u(u_iso);
-#endif
+                a[r] = a_at(ax, a_iso, p[r]);
+                x[r] = u_at(fval, fidx, u_iso, f[r]);
             }
 #if PRECHECK == 1
             // ANY: an output already written needs no other writer
@@ -431,22 +446,8 @@ spmspv_edges(const IA* __restrict__ ptr, const IA* __restrict__ idx, const TA* _
                 if (i[r] >= 0 && ((volatile unsigned char*)present)[i[r]]) i[r] = -1;
 #endif
 #pragma unroll
-            for (int r = 0; r < PER_THREAD; r++) {
-                if (i[r] < 0) continue;
-                const Z v = product(a[r], x[r]);
-#if PRECHECK == 2
-                // float min/max: a term the slot already beats changes nothing (a slot holding
-                // a value has been, or is being, marked present by its writer)
-                const Z cur = ((volatile Z*)ws)[i[r]];
-#if FLOAT_MIN
-                if (v >= cur) continue;
-#else
-                if (v <= cur) continue;
-#endif
-#endif
-                combine(ws + i[r], v, term);
-                present[i[r]] = 1;
-            }
+            for (int r = 0; r < PER_THREAD; r++)
+                if (i[r] >= 0) fold(ws, present, i[r], product(a[r], x[r]), term);
         } else {
             for (long long e = e0 + threadIdx.x; e < e1; e += EDGES_THREADS) {
                 long long lo = flo, hi = flo + span;  // OFF(lo) <= e < OFF(lo + 1)
