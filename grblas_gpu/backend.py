@@ -149,6 +149,7 @@ ROW_IDS(long long, int, row_ids_int64_int32)
 ROW_IDS(long long, long long, row_ids_int64_int64)
 """
 _row_ids_module = None
+_row_ids_functions = {}  # (index types, device) -> kernel: get_function costs ~5 µs a call
 
 
 def row_ids(indptr, nnz, dtype):
@@ -158,13 +159,17 @@ def row_ids(indptr, nnz, dtype):
     names = (dtype_name(indptr.dtype), dtype_name(dtype))
     if not is_gpu or nnz == 0 or any(t not in ("int32", "int64") for t in names):
         return (xp.searchsorted(indptr, xp.arange(nnz), side="right") - 1).astype(dtype)
-    if _row_ids_module is None:
-        _row_ids_module = xp.RawModule(code=_ROW_IDS_SOURCE, options=("--std=c++17",))
+    memo = (names, xp.cuda.runtime.getDevice())
+    kernel = _row_ids_functions.get(memo)
+    if kernel is None:
+        if _row_ids_module is None:
+            _row_ids_module = xp.RawModule(code=_ROW_IDS_SOURCE, options=("--std=c++17",))
+        kernel = _row_ids_functions[memo] = _row_ids_module.get_function(
+            "row_ids_%s_%s" % names)
     rows = xp.empty(nnz, dtype=dtype)
     lanes = 32 if nnz >= 8 * nrows else 1
     blocks = max(1, min(4096, -(-nrows * lanes // 256)))
-    _row_ids_module.get_function("row_ids_%s_%s" % names)(
-        (blocks,), (256,), (indptr, numpy.int64(nrows), rows, numpy.int32(lanes)))
+    kernel((blocks,), (256,), (indptr, numpy.int64(nrows), rows, numpy.int32(lanes)))
     return rows
 
 
