@@ -497,10 +497,9 @@ class _Plan:
 
     __slots__ = ("kernels", "start", "fill", "term")
 
-    def __init__(self, prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
-        kind, _ = _combine_kind(prod)
+    def __init__(self, key, kind, prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
         args = (prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u)
-        self.kernels = get_functions(_key(*args), lambda: _source(*args), _KERNEL_NAMES)
+        self.kernels = get_functions(key, lambda: _source(*args), _KERNEL_NAMES)
         self.start = _start(prod, kind)
         self.fill = np.int32(kind != 0)
         _, term = prod.stop
@@ -521,22 +520,19 @@ def _source(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
                                    SPAN=EDGES_SPAN, PRECHECK=PRECHECK.get(kind, 0))
 
 
-def _key(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
-    kind, _ = _combine_kind(prod)
-    return spmv.kernel_key("spmspv", "push_edges", prod, B.dtype, u.dtype, B.idx.dtype, mask,
-                           read_a, read_u, extra=(_COMBINE_NAMES[kind],
-                                                  ("frontier", backend.dtype_name(fidx_dtype)),
-                                                  _U_FORMS[bitmap_u]))
-
-
 _plans = {}
 
 
 def _plan(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
-    key = _key(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u)
+    kind, _ = _combine_kind(prod)
+    key = spmv.kernel_key("spmspv", "push_edges", prod, B.dtype, u.dtype, B.idx.dtype, mask,
+                          read_a, read_u, extra=(_COMBINE_NAMES[kind],
+                                                 ("frontier", backend.dtype_name(fidx_dtype)),
+                                                 _U_FORMS[bitmap_u]))
     plan = _plans.get(key)
     if plan is None:
-        plan = _plans[key] = _Plan(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u)
+        plan = _plans[key] = _Plan(key, kind, prod, B, u, mask, read_a, read_u, fidx_dtype,
+                                   bitmap_u)
     return plan
 
 
