@@ -31,7 +31,8 @@ terminal value (plus, float min/max, ...) takes ``spmv_stream``; the others take
   one byte. The lanes of a row vote after each pass and stop once ⊕ reached its terminal
   value (ANY at the first entry). Positions are 32-bit when nnz allows (32 registers).
 * ``spmv_items`` / ``spmv_finish``: long rows cut into chunks of ``LONG_CHUNK`` entries, one
-  warp per chunk, partial results folded by a warp per split row. This keeps power-law
+  warp per chunk, partial results folded by a warp per split row (a block where some row
+  has over FINISH_WIDE chunks). This keeps power-law
   rows (R-MAT hubs of 10^5 entries) from serialising on one warp. The chunk list is a
   property of B's row pointers, built once and cached (``plan_cache``).
 
@@ -69,6 +70,8 @@ SHORT_PASSES = 4
 STOP_SHORT_PASSES = 64
 # entries per warp item for longer rows (32 lanes x 4 entries x 16 passes)
 LONG_CHUNK = 2048
+# rows of more items than this have their partial results folded by a block, not a warp
+FINISH_WIDE = 256
 # the stream kernel (unmasked products without a reachable terminal): a block reads the rows
 # starting in a stretch of STREAM_HALF entries (at most twice that many entries, kept in
 # shared memory) and at most STREAM_ROWS rows; longer rows are warp items
@@ -526,7 +529,7 @@ spmv_stream(const IA* __restrict__ ptr, const long long* __restrict__ block_rows
     }
 }
 
-// one warp per row split over several items: fold the partial results
+// one warp per row split over several items: fold its partial results
 extern "C" __global__ void __launch_bounds__(256)
 spmv_finish(const long long* __restrict__ split_row, const long long* __restrict__ split_first,
             const long long* __restrict__ split_count, const long long nsplit,
@@ -544,6 +547,40 @@ spmv_finish(const long long* __restrict__ split_row, const long long* __restrict
     if (l == 0) {
         present[split_row[w]] = has;
         if (has) out[split_row[w]] = acc;
+    }
+}
+
+// the same with a block (256 threads) per row, for rows of thousands of items (a 4M-entry
+// row has 2048: a warp folding them took 12-16 µs)
+extern "C" __global__ void __launch_bounds__(256)
+spmv_finish_wide(const long long* __restrict__ split_row,
+                 const long long* __restrict__ split_first,
+                 const long long* __restrict__ split_count, const long long nsplit,
+                 const Z* __restrict__ part, const unsigned char* __restrict__ part_has,
+                 Z* __restrict__ out, unsigned char* __restrict__ present) {
+    __shared__ Z s_acc[8];
+    __shared__ bool s_has[8];
+    const long long w = blockIdx.x;
+    const int l = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long first = split_first[w], count = split_count[w];
+    bool has = false;
+    Z acc = (Z)0;
+    for (long long k = threadIdx.x; k < count; k += 256)
+        if (part_has[first + k]) fold(has, acc, part[first + k]);
+    group_fold<32>(has, acc);
+    if (l == 0) {
+        s_has[warp] = has;
+        s_acc[warp] = acc;
+    }
+    __syncthreads();
+    if (warp == 0) {  // (the whole warp: group_fold shuffles over all 32 lanes)
+        has = l < 8 && s_has[l];
+        acc = has ? s_acc[l] : (Z)0;
+        group_fold<8>(has, acc);
+        if (l == 0) {
+            present[split_row[w]] = has;
+            if (has) out[split_row[w]] = acc;
+        }
     }
 }
 """
@@ -665,9 +702,12 @@ def _long_items(ptr, lens, short_max):
     item_begin = ptr[item_row].astype(np.int64) + k_in_row * LONG_CHUNK
     item_end = xp.minimum(item_begin + LONG_CHUNK, ptr[item_row + 1].astype(np.int64))
     split = nchunks > 1
+    # a block per split row where some row has many items, else a warp (one read, once per
+    # plan)
+    wide = bool(len(nchunks) and backend.to_scalar(nchunks.max()) > FINISH_WIDE)
     return dict(item_row=item_row, item_begin=item_begin, item_end=item_end,
                 item_alone=xp.repeat(nchunks == 1, nchunks), split_row=long_rows[split],
-                split_first=first[split], split_count=nchunks[split])
+                split_first=first[split], split_count=nchunks[split], finish_wide=wide)
 
 
 def _stops_often(prod):
@@ -739,14 +779,15 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
             fn["spmv_items"](strided_grid(nitems * 32), (THREADS,), (*items, *operands))
     nsplit = len(plan["split_row"])
     if nsplit:
-        fn["spmv_finish"](
-            grid(nsplit * 32), (THREADS,),
+        wide = plan["finish_wide"]
+        fn["spmv_finish_wide" if wide else "spmv_finish"](
+            (nsplit,) if wide else grid(nsplit * 32), (THREADS,),
             (plan["split_row"], plan["split_first"], plan["split_count"], np.int64(nsplit),
              part, part_has, out, present))
     return "dense", out, present
 
 
-_PULL_KERNELS = ("spmv_rows", "spmv_items", "spmv_stream", "spmv_finish")
+_PULL_KERNELS = ("spmv_rows", "spmv_items", "spmv_stream", "spmv_finish", "spmv_finish_wide")
 
 
 def _partials(plan, tout):
