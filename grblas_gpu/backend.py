@@ -10,7 +10,7 @@ import numpy
 
 from .errors import NotSupported
 
-__all__ = ["xp", "name", "is_gpu", "asarray", "to_host", "to_scalar", "count_true",
+__all__ = ["xp", "name", "is_gpu", "asarray", "to_device", "to_host", "to_scalar", "count_true",
            "row_ids", "data_address", "device_info"]
 
 
@@ -49,6 +49,62 @@ is_gpu = name == "cupy"
 def asarray(a, dtype=None):
     """An array of the active backend (device arrays stay on the device)."""
     return xp.asarray(a, dtype=dtype)
+
+
+def to_device(*arrays):
+    """Host (NumPy) arrays as arrays of the backend, by one transfer under CuPy: their bytes
+    packed into a pinned staging buffer (each at a 16-byte boundary) and copied by one
+    asynchronous copy, each array a view of its part. (A copy from pageable memory,
+    cupy.asarray, cost ~27 µs of host time on the H100 machine here, one from pinned memory
+    4 µs: a 1-entry vector's indices and values sent apart took a BFS's start 100 µs.)"""
+    if not is_gpu:
+        return arrays
+    arrays = [numpy.ascontiguousarray(a) for a in arrays]
+    offsets, total = [], 0
+    for a in arrays:
+        total = -(-total // 16) * 16
+        offsets.append(total)
+        total += a.nbytes
+    if xp.cuda.get_current_stream().is_capturing():
+        # a recording would replay a copy from a staging buffer reused since: copied from
+        # pageable memory instead, which CUDA refuses while capturing (the Replay then runs
+        # its function plainly, as it must: it reads the host)
+        return tuple(xp.asarray(a) for a in arrays)
+    device = xp.empty(max(total, 1), dtype=numpy.uint8)
+    if total:
+        staged = _Staging.take(total)
+        for a, o in zip(arrays, offsets):
+            staged.view[o:o + a.nbytes] = a.reshape(-1).view(numpy.uint8)
+        device.data.copy_from_host_async(staged.memory.ptr, total)
+        staged.copied()
+    return tuple(device[o:o + a.nbytes].view(a.dtype) for a, o in zip(arrays, offsets))
+
+
+class _Staging:
+    """A pinned host buffer for to_device, reused once the device has read it (an event
+    recorded after each copy: a buffer still being read is not written)."""
+
+    _free = []   # buffers, largest last
+    _SIZE = 1 << 16
+
+    def __init__(self, nbytes):
+        self.memory = xp.cuda.alloc_pinned_memory(nbytes)
+        self.view = numpy.frombuffer(self.memory, dtype=numpy.uint8, count=nbytes)
+        self.event = None
+
+    @classmethod
+    def take(cls, nbytes):
+        for k, buf in enumerate(cls._free):
+            if len(buf.view) >= nbytes and (buf.event is None or buf.event.done):
+                return cls._free.pop(k)
+        return cls(max(nbytes, cls._SIZE))
+
+    def copied(self):
+        self.event = xp.cuda.get_current_stream().record()
+        _Staging._free.append(self)
+        for old in _Staging._free[:-8]:  # at most eight kept; one let go is read first
+            old.event.synchronize()
+        del _Staging._free[:-8]
 
 
 def to_host(a):

@@ -41,25 +41,28 @@ def _host_entries(indices, values, size, dtype):
         if idx.ndim != 1 or not 0 < idx.size <= HOST_BUILD_MAX or idx.dtype.kind not in "iu":
             return None
         idx = idx.astype(np.int64)
-        n = int(idx.max()) + 1 if size is None else check_dim(size, "size")
-        if idx.min() < 0 or idx.max() >= n:
+        lo, hi = (int(idx[0]),) * 2 if idx.size == 1 else (int(idx.min()), int(idx.max()))
+        n = hi + 1 if size is None else check_dim(size, "size")
+        if lo < 0 or hi >= n:
             return None
-        order = np.argsort(idx, kind="stable")
-        idx = idx[order]
-        if (idx[1:] == idx[:-1]).any():
-            return None
+        order = slice(None)  # (NumPy calls on a few entries cost µs each: skipped if sorted)
+        if idx.size > 1 and (idx[1:] <= idx[:-1]).any():
+            order = np.argsort(idx, kind="stable")
+            idx = idx[order]
+            if (idx[1:] == idx[:-1]).any():
+                return None
         # (cast on the host: a device cast after the transfer costs a launch and an array)
         idx_out = idx.astype(index_dtype(n))
         if values is None or np.isscalar(values):
             _, iso, dt = values_and_dtype(values, len(idx), dtype)
-            return n, dt, xp.asarray(idx_out), None, iso
+            return n, dt, backend.to_device(idx_out)[0], None, iso
         vals = np.asarray(values)
         if vals.ndim != 1 or len(vals) != len(idx) or vals.dtype.kind not in "biuf":
             return None
         dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
     except Exception:  # noqa: BLE001  (the general path raises the specific error)
         return None
-    return n, dt, xp.asarray(idx_out), xp.asarray(cast(vals[order], dt, np)), None
+    return n, dt, *backend.to_device(idx_out, cast(vals[order], dt, np)), None
 
 
 class Vector(MaskableMixin):
@@ -77,6 +80,7 @@ class Vector(MaskableMixin):
         replay.note(self)
         self._size, self._dtype, self._sp, self._dn = size, dtype, sp, dn
         self._nvals, self._iso, self._stage = nvals, iso, None
+        replay.adopted(self, (*(sp or ()), *(dn or ())))
 
     # the whole state, for a Replay recording (grblas_gpu.replay); reads call replay.read
     _FIELDS = ("_size", "_dtype", "_sp", "_dn", "_nvals", "_iso", "_stage")
@@ -209,8 +213,12 @@ class Vector(MaskableMixin):
         if self._dn is None:
             replay.note(self)
             idx, _ = self._sp
-            values = xp.zeros(self._size, dtype=self._dtype.np_type)
-            bitmap = xp.zeros(self._size, dtype=bool)
+            values, bitmap = replay.private_dense(self)  # (a Replay's arrays, free now)
+            if values is None or bitmap is None:
+                values = xp.zeros(self._size, dtype=self._dtype.np_type)
+                bitmap = xp.zeros(self._size, dtype=bool)
+            else:
+                bitmap.fill(False)
             if len(idx):  # (a scatter of nothing still costs CuPy 30-40 µs of host time)
                 values[idx] = self._values_full()
                 bitmap[idx] = True

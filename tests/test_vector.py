@@ -27,8 +27,9 @@ def test_host_and_device_entries_build_the_same_vector(rng):
 
     n = 1000
     for t in ("BOOL", "INT8", "UINT16", "INT64", "FP32", "FP64"):
-        for count in (1, 37, HOST_BUILD_MAX + 1):
+        for count, ordered in ((1, False), (37, False), (37, True), (HOST_BUILD_MAX + 1, False)):
             idx = rng.permutation(max(n, count + 1))[:count]
+            idx = np.sort(idx) if ordered else idx
             vals = rng.integers(0, 100, count).astype(np.float64) + 0.5  # in every range
             size = max(n, count + 1)
             ref = gb.Vector.from_coo(idx, vals, size=size, dtype=t)
@@ -45,6 +46,26 @@ def test_host_and_device_entries_build_the_same_vector(rng):
                     np.testing.assert_array_equal(i2, gi)
                     np.testing.assert_array_equal(v2, gv)
                     assert v.dtype.name == t and v.nvals == count and v.size == size
+
+
+def test_many_host_builds_in_a_row_keep_their_entries(rng):
+    """Host entries reach the device through reused staging buffers (backend.to_device):
+    vectors built back to back, none read in between, each keep their own entries, and
+    duplicates in host entries are still combined (or rejected) by the general path."""
+    built = []
+    for k in range(300):
+        idx = rng.choice(5000, 1 + k % 50, replace=False)
+        vals = rng.integers(-1000, 1000, len(idx))
+        built.append((idx, vals, gg.Vector.from_coo(idx, vals, size=5000, dtype=gg.INT32)))
+    for idx, vals, v in built:
+        i2, v2 = v.to_coo()
+        order = np.argsort(idx)
+        np.testing.assert_array_equal(i2, idx[order])
+        np.testing.assert_array_equal(v2, vals[order])
+    dup = gg.Vector.from_coo(np.array([3, 1, 3]), np.array([1, 2, 4]), size=9, dup_op="plus")
+    assert dup.to_coo()[0].tolist() == [1, 3] and dup.to_coo()[1].tolist() == [2, 5]
+    with pytest.raises(gg.errors.InvalidValue):
+        gg.Vector.from_coo(np.array([3, 1, 3]), np.array([1, 2, 4]), size=9)
 
 
 def test_sparse_dense_forms_switch_and_agree(rng):
