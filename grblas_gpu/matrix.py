@@ -50,6 +50,7 @@ class Matrix(MaskableMixin):
         self._nrows, self._ncols, self._dtype = nrows, ncols, dtype
         self._indptr, self._indices, self._values, self._iso = indptr, indices, values, iso
         self._cache = {}
+        replay.adopted(self, (indptr, indices, values))
 
     # the whole state, for a Replay recording (grblas_gpu.replay); cached forms included,
     # so every write to _cache calls _caching() first

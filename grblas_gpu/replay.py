@@ -44,10 +44,12 @@ import weakref
 
 from . import backend
 
-__all__ = ["Replay", "note", "read", "content", "same_arrays"]
+__all__ = ["Replay", "note", "read", "adopted", "private_dense", "content", "same_arrays"]
 
 _journal = None  # the _Journal of the recording under way, else None
 _private = {}  # id(object) -> (weak reference, the private arrays recordings read)
+_owner = {}    # id(private array) -> id(the object it is private to)
+_borrowers = {}  # id(private array) -> [weak references to other objects given it]
 
 
 def note(obj):
@@ -61,6 +63,46 @@ def read(obj):
     carries a value from call to call (the others are scratch, written before read)."""
     if _journal is not None and id(obj) not in _journal.saved:
         _journal.read_first[id(obj)] = obj
+
+
+def adopted(obj, arrays):
+    """Called by a container given new content: a private array of another object (or a view
+    of one) taken up by obj is lent, and not written in place while obj holds it."""
+    if not _owner:
+        return
+    for a in arrays:
+        if a is None:
+            continue
+        key = id(a) if id(a) in _owner else id(a.base) if a.base is not None else None
+        if key is not None and _owner.get(key, id(obj)) != id(obj):
+            _borrowers.setdefault(key, []).append(weakref.ref(obj))
+
+
+def private_dense(obj):
+    """(values, bitmap): the private arrays of a Vector's dense form, each None where there
+    is none or another object holds it. Nothing else reads them (a recording's copies and
+    graph write them anyway), so an operation may write obj's new content into them, in
+    place where obj holds them now, instead of new arrays that a replay would copy back."""
+    arrays = _private_arrays(obj)
+    if arrays is None or len(arrays) != 4:  # (a Vector's layout: sparse pair, dense pair)
+        return None, None
+    values, bitmap = arrays[2:]
+    if values is None or len(values) != obj._size or values.dtype != obj._dtype.np_type:
+        return None, None  # (made for another size or type of obj)
+    return tuple(None if _lent(a) else a for a in (values, bitmap))
+
+
+def _lent(a):
+    refs = _borrowers.get(id(a))
+    if not refs:
+        return False
+    live = [r for r in refs if (b := r()) is not None
+            and any(x is not None and (x is a or x.base is a) for x in content(b))]
+    if live:
+        _borrowers[id(a)] = live
+        return True
+    del _borrowers[id(a)]
+    return False
 
 
 def content(obj):
@@ -225,7 +267,19 @@ def _private_arrays(obj):
 
 def _set_private(obj, arrays):
     key = id(obj)
-    _private[key] = (weakref.ref(obj, lambda _: _private.pop(key, None)), arrays)
+    _forget_private(key)
+    _private[key] = (weakref.ref(obj, lambda _: _forget_private(key)), arrays)
+    for a in arrays:
+        if a is not None:
+            _owner[id(a)] = key
+
+
+def _forget_private(key):
+    _, arrays = _private.pop(key, (None, ()))
+    for a in arrays:
+        if a is not None and _owner.get(id(a)) == key:
+            del _owner[id(a)]
+            _borrowers.pop(id(a), None)
 
 
 def same_arrays(arrays, others):

@@ -195,3 +195,56 @@ def test_vectors_fn_only_reads_pass_new_values_in():
         np.testing.assert_array_equal(seed.to_coo()[1], vals)
     if backend.is_gpu:
         assert replayed.recorded and replayed.plain_calls == 0, replayed.why_not_recorded
+
+
+def _frontier_step(q, pi, w, mask_v, variant):
+    """A BFS-like step over carried dense vectors: pi and w written by the write-back (in
+    place under a Replay), q's next values by a dense apply (into its private arrays)."""
+    accum, mask, replace = variant
+    gg.apply(pi, q, "identity", accum="second")              # pi(i) = q(i) where q has one
+    desc = gg.Descriptor(replace=True) if replace else None
+    m = {None: None, "S": mask_v.S, "~S": ~mask_v.S, "V": mask_v, "~V": ~mask_v}[mask]
+    gg.apply(w, q, "ainv", mask=m, accum=accum, desc=desc)
+    gg.apply(q, q, "plus", right=3)                           # q's values move on
+    gg.ewise_add(q, q, pi, "max", mask=~w.S, desc=gg.Descriptor(replace=True))
+
+
+@pytest.mark.parametrize("variant", [(acc, m, rep) for acc in (None, "plus")
+                                     for m in (None, "S", "~S", "V", "~V")
+                                     for rep in (False, True) if m is not None or acc])
+def test_in_place_writes_equal_plain_writes(variant):
+    """Under a Replay the write-back updates a dense output in its private arrays in place,
+    touching only the elements that change, and a dense apply writes into them: every mask,
+    accumulator and replace case against the same steps run plainly."""
+    n = 500
+
+    def state(rng):
+        q = gg.Vector.from_coo(rng.choice(n, 60, replace=False), rng.integers(-9, 9, 60), size=n,
+                               dtype=gg.INT64)
+        pi = gg.Vector.from_coo(rng.choice(n, 40, replace=False), 7, size=n, dtype=gg.INT64)
+        w = gg.Vector.from_coo(rng.choice(n, 200, replace=False), 5, size=n, dtype=gg.INT64)
+        mv = gg.Vector.from_coo(rng.choice(n, 250, replace=False), rng.integers(0, 2, 250),
+                                size=n, dtype=gg.INT64)
+        for v in (q, pi, w, mv):
+            v.set_format("dense")
+        return q, pi, w, mv
+
+    plain, replayed = state(np.random.default_rng(5)), state(np.random.default_rng(5))
+    step = gg.Replay(lambda: _frontier_step(*replayed, variant))
+    for it in range(7):
+        _frontier_step(*plain, variant)
+        step()
+        for a, b in zip(plain, replayed):
+            np.testing.assert_array_equal(b.to_dense(fill=-99), a.to_dense(fill=-99))
+        if it == 3:
+            # outside the Replay: an object sharing pi's bitmap (apply shares it) keeps its
+            # content when pi gains entries (pi is then written to new arrays, not in place)
+            borrowed = gg.apply(gg.Vector(gg.INT64, n), replayed[1], "abs")
+            kept = borrowed.to_dense(fill=-99)
+            r = gg.Vector.from_coo(np.arange(0, n, 7), 1, size=n, dtype=gg.INT64)
+            for pi in (plain[1], replayed[1]):
+                gg.apply(pi, r, "identity", accum="plus")
+            np.testing.assert_array_equal(borrowed.to_dense(fill=-99), kept)
+    if backend.is_gpu:
+        assert step.recorded, step.why_not_recorded
+        assert step.plain_calls == 0

@@ -39,11 +39,11 @@ def _c_expr(op, dtype):
         return None
 
 
-def _kernel(key, in_params, out_params, body, preamble=""):
+def _kernel(key, in_params, out_params, body, preamble="", restrict=True):
     k = _kernels.get(key)
     if k is None:
         k = _kernels[key] = _StridedKernel("gg_" + key[0], in_params, out_params, body,
-                                           preamble)
+                                           preamble, restrict)
     return k
 
 
@@ -53,8 +53,9 @@ class _StridedKernel:
     loaded), "raw type name" (an array, indexed by the body) or a scalar (when called with a
     NumPy scalar). The arrays' length (the non-raw ones) is the loop's extent."""
 
-    def __init__(self, name, in_params, out_params, body, preamble):
+    def __init__(self, name, in_params, out_params, body, preamble, restrict=True):
         self.name, self.body, self.preamble = name, body, preamble
+        self.restrict = " __restrict__" if restrict else ""
         self.params = [_param(p, out=False) for p in in_params.split(",")] + \
                       [_param(p, out=True) for p in out_params.split(",")]
         self._fn = self._extent = None
@@ -78,9 +79,9 @@ class _StridedKernel:
             if scalar:
                 sig.append(f"{ctype} {name}")
             elif raw:
-                sig.append(f"{const}{ctype}* __restrict__ {name}")
+                sig.append(f"{const}{ctype}*{self.restrict} {name}")
             else:
-                sig.append(f"{const}{ctype}* __restrict__ {name}_p")
+                sig.append(f"{const}{ctype}*{self.restrict} {name}_p")
                 bind.append(f"{const}{ctype}& {name} = {name}_p[i];")
         return (f"{self.preamble}\nextern \"C\" __global__ void {self.name}("
                 f"{', '.join(sig)}, long long n) {{\n"
@@ -109,35 +110,52 @@ def _binary_preamble(name, op, tin):
             f" {{ return ({tout.c_type})({_c_expr(op, tin)}); }}\n"), tout
 
 
-def dense_write(cv, cb, ctype, tv, tb, ttype, mask, accum, replace):
+def dense_write(cv, cb, ctype, tv, tb, ttype, mask, accum, replace, out=(None, None)):
     """(zv, zb): C⟨M, replace⟩ = accum(C, T) over dense forms. ``mask``: (values or None for
-    structural, bitmap, complement) or None; ``accum``: a typed binary op or None."""
+    structural, bitmap, complement) or None; ``accum``: a typed binary op or None.
+    ``out``: arrays to write Z's values and bitmap into instead of new ones (each may be
+    None); one that is C's own (cv, cb) is updated in place, written only where C changes
+    (a BFS's parent vector gains a frontier's entries: a few writes, not a pass over n).
+    Where Z has no entry its value is left undefined."""
     if not backend.is_gpu or (accum is not None and _c_expr(accum.op, accum.type) is None):
         return None
     ctype, ttype = lookup_dtype(ctype), lookup_dtype(ttype)
+    ov, ob = out
+    in_v, in_b = ov is not None and ov is cv, ob is not None and ob is cb
     mvals = None if mask is None else mask[0]
     m = "bool" if mvals is None else mvals.dtype.name   # the mask values' type, as read
     key = ("write", ctype.name, ttype.name, None if accum is None else (accum.op.name, accum.type.name),
-           0 if mask is None else (1 if mvals is None else 2, m, bool(mask[2])), bool(replace))
-    preamble, body = "", [f"{ctype.c_type} z = {c_cast(ttype, ctype, 'tv')}; bool has = tb;"]
+           0 if mask is None else (1 if mvals is None else 2, m, bool(mask[2])), bool(replace),
+           in_v, in_b)
+    preamble, entry = "", c_cast(ttype, ctype, "tv")
     if accum is not None:
         preamble, tacc = _binary_preamble("accum_op", accum.op, accum.type)
-        both = c_cast(tacc, ctype, f"accum_op({c_cast(ctype, accum.type, 'cv')}, "
-                                   f"{c_cast(ttype, accum.type, 'tv')})")
-        body = [f"{ctype.c_type} z = tb ? (cb ? {both} : {c_cast(ttype, ctype, 'tv')}) : cv;",
-                "bool has = cb || tb;"]
+        entry = ("cb ? " + c_cast(tacc, ctype, f"accum_op({c_cast(ctype, accum.type, 'cv')}, "
+                                               f"{c_cast(ttype, accum.type, 'tv')})")
+                 + f" : {entry}")
     if mask is None:
-        body.append("zv = z; zb = has;")
+        allowed = "true"
     else:
-        allowed = "mb" if mvals is None else "(mb && mv != 0)"
-        body.append(f"bool m = {'!' if mask[2] else ''}{allowed};")
-        body.append("if (m) { zv = z; zb = has; } else " +
-                    ("{ zv = z; zb = false; }" if replace else "{ zv = cv; zb = cb; }"))
+        allowed = ("!" if mask[2] else "") + ("mb" if mvals is None else "(mb && mv != 0)")
+    # Z's entry where T has one inside the mask (put); deleted inside the mask where T has
+    # none (without accum: C⟨M⟩ = T there) and outside it with replace; else C's entry kept.
+    # An output updated in place is written only where its element changes. (Writing whole
+    # warps' runs where any element changes, to spare the memory partly written sectors,
+    # measured slower on a BFS's 4%-dense frontiers: most warps hold one.)
+    delete = " || ".join(c for c in ("!m" if replace else "",
+                                      "(m && !tb)" if accum is None else "") if c) or "false"
+    body = "\n".join([
+        f"const bool m = {allowed}; const bool put = m && tb;",
+        f"const bool del = !put && ({delete});",
+        f"if (put) zv = {entry};" if in_v else f"zv = put ? ({entry}) : cv;",
+        "if (put) zb = true; else if (del && cb) zb = false;" if in_b
+        else "zb = put || (!del && cb);"])
     c, t = _np_name(ctype), _np_name(tv.dtype)
+    # (in place, an output is also an input: no __restrict__ promise)
     k = _kernel(key, f"{c} cv, bool cb, {t} tv, bool tb, {m} mv, bool mb", f"{c} zv, bool zb",
-                "\n".join(body), preamble)
-    zv = backend.xp.empty(len(cb), dtype=ctype.np_type)
-    zb = backend.xp.empty(len(cb), dtype=bool)
+                body, preamble, restrict=not (in_v or in_b))
+    zv = backend.xp.empty(len(cb), dtype=ctype.np_type) if ov is None else ov
+    zb = backend.xp.empty(len(cb), dtype=bool) if ob is None else ob
     mb = cb if mask is None else mask[1]
     k(cv, cb, tv, tb, mb if mvals is None else mvals, mb, zv, zb)
     return zv, zb
@@ -164,14 +182,15 @@ def dense_scatter(cv, cb, ctype, idx, tv, ttype, accum):
     return zv, zb
 
 
-def dense_apply(x, typed, mode, s, tz=None, rows=None, cols=None):
+def dense_apply(x, typed, mode, s, tz=None, rows=None, cols=None, present=None, out=None):
     """z = f(x) (mode 'unary'), f(s, x) ('left'), f(x, s) ('right') or, for an index-unary
     f, f(x, i, 0, s) at each position i ('index'); x cast to f's input type (a positional f
     does not read it), z of f's output type cast to ``tz`` (default: f's output type); x of
     any type. ``s``: a scalar, or a 1-element device array of f's input type (read by the
     kernel). With ``rows`` (an index-unary f over a list of entries: a matrix's or a sparse
     vector's) the entry k is at (rows[k], cols[k]) (j = 0 without ``cols``) and x may be a
-    0-d array (an iso value)."""
+    0-d array (an iso value). ``present``: x's bitmap; z is then computed (and x read) only
+    where it is set, z elsewhere left as it was. ``out``: the array z is written to."""
     op, tin, tout = typed.op, typed.type, typed.out_type
     expr = _c_expr(op, tin)
     if not backend.is_gpu or expr is None:
@@ -181,7 +200,8 @@ def dense_apply(x, typed, mode, s, tz=None, rows=None, cols=None):
     tx = lookup_dtype(x.dtype)
     tz = tout if tz is None else lookup_dtype(tz)
     on_device = isinstance(s, backend.xp.ndarray)
-    key = ("apply", op.name, mode, tx.name, tin.name, tout.name, tz.name, on_device)
+    guarded = present is not None
+    key = ("apply", op.name, mode, tx.name, tin.name, tout.name, tz.name, on_device, guarded)
     fx = c_cast(tx, tin, "x_")
     if mode == "unary":
         pre = (f"__device__ __forceinline__ {tout.c_type} f_op({tin.c_type} x) "
@@ -197,13 +217,13 @@ def dense_apply(x, typed, mode, s, tz=None, rows=None, cols=None):
         s_at = "s[0]" if on_device else "s"
         call = f"f_op({s_at}, {fx})" if mode == "left" else f"f_op({fx}, {s_at})"
         ins = f"{_np_name(tx)} x_, {'raw ' if on_device else ''}{_np_name(tin)} s"
-    k = _kernel(key, ins, f"{_np_name(tz)} z",
-                f"{tout.c_type} r = {call}; z = {c_cast(tout, tz, 'r')};", pre)
-    z = backend.xp.empty(len(x), dtype=tz.np_type)
-    if mode == "unary":
-        k(x, z)
-    else:
-        k(x, s if on_device else tin.np_type.type(s), z)
+    body = f"{tout.c_type} r = {call}; z = {c_cast(tout, tz, 'r')};"
+    if guarded:  # (x and z are bound by reference: neither is touched at an absent position)
+        ins, body = "bool b_, " + ins, f"if (b_) {{ {body} }}"
+    k = _kernel(key, ins, f"{_np_name(tz)} z", body, pre)
+    z = backend.xp.empty(len(x), dtype=tz.np_type) if out is None else out
+    args = (x,) if mode == "unary" else (x, s if on_device else tin.np_type.type(s))
+    k(*((present,) if guarded else ()), *args, z)
     return z
 
 

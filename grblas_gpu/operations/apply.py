@@ -21,7 +21,7 @@ an iso-valued T when the result does not depend on the position. A Matrix operan
 """
 import numpy as np
 
-from .. import backend, operators
+from .. import backend, operators, replay
 from ..descriptor import as_descriptor
 from ..errors import DimensionMismatch, DomainMismatch, EmptyObject, InvalidValue
 from ..kernels.elementwise import dense_apply
@@ -53,7 +53,10 @@ def apply(C, A, op, *, left=None, right=None, thunk=None, mask=None, accum=None,
     # With a mask or accum the write-back builds new arrays, so T may be A itself (identity):
     # C never shares A's values, which a Replay's copy-back could rewrite under it
     t_type = C.dtype if acc is None else plan[1].out_type
-    T = _compute(A, *plan, t_type, share=mask is not None or acc is not None)
+    share = mask is not None or acc is not None
+    # T becomes C's content as it is: its values may go straight into C's private arrays
+    into = None if share or not isinstance(C, Vector) else replay.private_dense(C)[0]
+    T = _compute(A, *plan, t_type, share=share, into=into)
     return write_back(C, T, mask=mask, accum=acc, replace=d.replace)
 
 
@@ -110,10 +113,11 @@ def _check_scalar_vector(v, side):
     return v
 
 
-def _compute(A, mode, typed, s, t_type, share):
+def _compute(A, mode, typed, s, t_type, share, into=None):
     """T: A's structure with f applied to its values, in f's output type (or in ``t_type``,
     where a kernel makes T: the type the write-back casts T to). ``share``: T may hold A's
-    arrays (identity, no cast)."""
+    arrays (identity, no cast). ``into``: an array (length A.size, of ``t_type``) a dense
+    kernel may write T's values into, unless it is A's."""
     out = typed.out_type
     reads_index = mode == "index" and typed.op.reads_index
     if isinstance(A, Vector) and not A.has_sparse:  # dense form: all positions at once
@@ -121,7 +125,11 @@ def _compute(A, mode, typed, s, t_type, share):
         if (share and mode == "unary" and typed.op.name == "identity"
                 and values.dtype == t_type.np_type == typed.type.np_type):
             return Vector._from_dense(A.size, t_type, values, bitmap, A._nvals)  # T = A
-        z = dense_apply(values, typed, mode, s, t_type)
+        # f only where A has entries (a BFS frontier is a few of n positions), unless A is full
+        if into is not None and (into is values or into.dtype != t_type.np_type):
+            into = None
+        z = dense_apply(values, typed, mode, s, t_type,
+                        present=None if A._nvals == A.size else bitmap, out=into)
         if z is not None:
             return Vector._from_dense(A.size, t_type, z, bitmap, A._nvals)
         i = xp.arange(A.size, dtype=np.int64) if reads_index else None

@@ -9,13 +9,15 @@ Every operation computes its result T as a new object and ends here. In the spec
 
 Z is built in C's type, as SuiteSparse builds it. The new content is assembled in new
 arrays and swapped into C last, so C is untouched if anything raises, and C may alias any
-input. Vectors with a dense form go through an elementwise bitmap path (no sorting; one fused
+input. The one exception: a dense C holding private arrays of a Replay (which nothing else
+holds, see grblas_gpu.replay.private_dense) is updated in them, by one elementwise kernel
+launched after every check, writing only the elements that change. Vectors with a dense form go through an elementwise bitmap path (no sorting; one fused
 kernel on the GPU); everything else merges sorted keys.
 """
 
 import numpy as np
 
-from .. import backend
+from .. import backend, replay
 from ..errors import DimensionMismatch, DomainMismatch
 from ..kernels.elementwise import dense_scatter, dense_write
 from ..types import cast
@@ -76,7 +78,10 @@ def _dense_vector(C, T, mask, accum, replace):
     # without a mask, accumulating into or from a full vector gives a full one: a count
     # known without counting (no device sync)
     full = n if (mask is None and accum is not None and n in (C._nvals, T._nvals)) else None
-    fused = dense_write(cv, cb, C.dtype, t_raw, tb, T.dtype, _kernel_mask(mask), accum, replace)
+    # into C's private arrays where a Replay gave it some (in place where C holds them): a
+    # replay then copies nothing back
+    fused = dense_write(cv, cb, C.dtype, t_raw, tb, T.dtype, _kernel_mask(mask), accum, replace,
+                        out=replay.private_dense(C))
     if fused is not None:
         return Vector._from_dense(n, C.dtype, *fused, full)
     tv = cast(t_raw, C.dtype, xp)
