@@ -28,7 +28,11 @@ private arrays shares them, and nothing is copied between the two), and a small 
 from the host before each call passes values in (a BFS's source). (Matrices fn only reads
 are fixed by the recording.) The private arrays are rewritten in place by every replay, and
 operations may share an input's arrays with their output: read results through ``dup()``
-or ``to_dense()`` (which copy) to keep a value past the next call.
+or ``to_dense()`` (which copy) to keep a value past the next call. Operations also write an
+object's new content into its private arrays (:func:`private_dense`: the write-back in
+place, a dense apply or dense form when they are free), so a recording copies back only
+what went elsewhere; an array another object has taken up (:func:`adopted`) is left alone
+while that object holds it.
 
 When recording fails (fn reads the device, or changes an object's shape or form), every
 object fn changed is put back as it was, fn runs normally, and so does every later call
