@@ -100,13 +100,19 @@ def _lent(a):
     refs = _borrowers.get(id(a))
     if not refs:
         return False
-    live = [r for r in refs if (b := r()) is not None
-            and any(x is not None and (x is a or x.base is a) for x in content(b))]
+    live = [r for r in refs if (b := r()) is not None and _holds(b, a)]
     if live:
         _borrowers[id(a)] = live
         return True
     del _borrowers[id(a)]
     return False
+
+
+def _holds(obj, a):
+    state = obj._snapshot()
+    if state is None:  # (being built: taken to hold it)
+        return True
+    return any(x is not None and (x is a or x.base is a) for x in obj._arrays(state))
 
 
 def content(obj):
