@@ -84,7 +84,7 @@ class _Staging:
     """A pinned host buffer for to_device, reused once the device has read it (an event
     recorded after each copy: a buffer still being read is not written)."""
 
-    _free = []   # buffers, largest last
+    _free = []   # buffers, the most recently used last
     _SIZE = 1 << 16
 
     def __init__(self, nbytes):

@@ -59,14 +59,29 @@ def get_kernel(key, build_source, name, *, options=("--std=c++17",), module=Fals
 _tables = {}
 
 
-def get_functions(key, build_source, names, *, options=("--std=c++17",)):
-    """The kernels ``names`` of ``key``'s module by name, looked up once per (key, names,
-    device): RawModule.get_function costs ~5 µs a call, on every launch otherwise."""
-    memo = (key, names, _device_id())
+class _Functions(dict):
+    """A module's kernels by name, each looked up on first use and kept."""
+
+    def __init__(self, module):
+        super().__init__()
+        self.module = module
+
+    def __missing__(self, name):
+        kernel = self[name] = self.module.get_function(name)
+        return kernel
+
+
+def get_functions(key, build_source, names=(), *, options=("--std=c++17",)):
+    """The kernels of ``key``'s module by name (``names`` looked up at once, any other on its
+    first use), kept per (key, device): RawModule.get_function costs ~5 µs a call, on every
+    launch otherwise."""
+    memo = (key, _device_id())
     table = _tables.get(memo)
     if table is None:
-        mod = get_kernel(key, build_source, "module", options=options, module=True)
-        table = _tables[memo] = {name: mod.get_function(name) for name in names}
+        table = _tables[memo] = _Functions(
+            get_kernel(key, build_source, "module", options=options, module=True))
+    for name in names:
+        table[name]  # noqa: B018  (a kernel missing from the module fails here, not later)
     return table
 
 

@@ -395,7 +395,7 @@ def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
         else:
             name, threads = ("dot_thread" if lanes == 1 else f"dot_group{lanes}"), 256
             blocks = (m * lanes + threads - 1) // threads
-        mod.get_function(f"{name}_{suffix}")((blocks,), (threads,), (
+        mod[f"{name}_{suffix}"]((blocks,), (threads,), (
             a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, mi, mj, ents,
             np.int64(m), term, out, present))
     return present, out

@@ -30,7 +30,7 @@ import numpy as np
 from .. import backend
 from .._validate import index_dtype
 from . import launch, memory
-from .cache import KernelKey, get_kernel
+from .cache import KernelKey, get_functions
 from .cuda_common import c_index_type, fold_start, header, value_args, word_dtype, word_of
 
 xp = backend.xp
@@ -289,7 +289,8 @@ def source(*, ia, ib, ic, key, x, z, mult_c, add_c, any_monoid, plus, has_termin
 
 
 def module(mult, mon, ia, ib, ic=np.int32, keyt=np.int32):
-    """The compiled module for ⊗ = mult (typed), ⊕ = mon (typed monoid) and index types."""
+    """The compiled module's kernels by name (cache.get_functions) for ⊗ = mult (typed),
+    ⊕ = mon (typed monoid) and index types."""
     any_monoid = bool(getattr(mon.op, "all_terminal", False))
     has_terminal = not any_monoid and mon.terminal is not None
     ia, ib, ic, keyt = (np.dtype(t) for t in (ia, ib, ic, keyt))
@@ -301,7 +302,7 @@ def module(mult, mon, ia, ib, ic=np.int32, keyt=np.int32):
                       add_c=mon.c(), any_monoid=any_monoid, plus=mon.op.name == "plus",
                       has_terminal=has_terminal)
 
-    return get_kernel(key, build, "mxm", module=True)
+    return get_functions(key, build)
 
 
 def spgemm(a, b, nrows, ncols, mult, mon, flops, method):
@@ -331,7 +332,7 @@ def spgemm(a, b, nrows, ncols, mult, mon, flops, method):
 
     # ---- symbolic: |T(i,:)| per row, then the offsets
     for cap, nt, rows in bins:
-        mod.get_function(f"sym_shared_{cap}")((len(rows),), (nt,),
+        mod[f"sym_shared_{cap}"]((len(rows),), (nt,),
                                               (a.ptr, a.idx, b.ptr, b.idx, rows, row_nnz))
     if len(heavy):
         heavy_kernel("sym", mod, a, b, vals, heavy, u, ncols, keyt, wdt, ident, row_nnz)
@@ -347,7 +348,7 @@ def spgemm(a, b, nrows, ncols, mult, mon, flops, method):
 
     # ---- numeric
     for cap, nt, rows in bins:
-        mod.get_function(f"num_shared_{cap}")((len(rows),), (nt,), (
+        mod[f"num_shared_{cap}"]((len(rows),), (nt,), (
             a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, rows, indptr, Cj, Cx, ident))
     if len(heavy):
         heavy_kernel("num", mod, a, b, vals, heavy, u, ncols, keyt, wdt, ident, row_nnz,
@@ -377,11 +378,11 @@ def _heavy_hash(phase, mod, a, b, vals, heavy, u, ncols, keyt, wdt, ident, row_n
         memory.require(total * slot_bytes, "hash tables for the heavy rows")
         keys = xp.full(total, -1, dtype=keyt)
         if phase == "sym":
-            mod.get_function("sym_hash")((len(rows),), (HEAVY_THREADS,), (
+            mod["sym_hash"]((len(rows),), (HEAVY_THREADS,), (
                 a.ptr, a.idx, b.ptr, b.idx, rows, off, cap, keys, row_nnz))
         else:
             table = xp.full(total, ident, dtype=wdt)
-            mod.get_function("num_hash")((len(rows),), (HEAVY_THREADS,), (
+            mod["num_hash"]((len(rows),), (HEAVY_THREADS,), (
                 a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, rows, off, cap, keys, table,
                 indptr, Cj, Cx))
             del table
@@ -439,10 +440,10 @@ def _heavy_spa(phase, mod, a, b, vals, heavy, u, ncols, keyt, wdt, ident, row_nn
     memory.require(nblocks * per_block, "dense accumulators for the heavy rows")
     flags = xp.zeros(nblocks * ncols, dtype=np.int32)
     if phase == "sym":
-        mod.get_function("sym_spa")((nblocks,), (HEAVY_THREADS,), (
+        mod["sym_spa"]((nblocks,), (HEAVY_THREADS,), (
             a.ptr, a.idx, b.ptr, b.idx, heavy, np.int64(nheavy), np.int64(ncols), flags, row_nnz))
         return
     table = xp.full(nblocks * ncols, ident, dtype=wdt)
-    mod.get_function("num_spa")((nblocks,), (HEAVY_THREADS,), (
+    mod["num_spa"]((nblocks,), (HEAVY_THREADS,), (
         a.ptr, a.idx, ax, am, b.ptr, b.idx, bx, bm, heavy, np.int64(nheavy),
         np.int64(ncols), flags, table, indptr, Cj, Cx, ident))
