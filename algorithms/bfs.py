@@ -164,10 +164,12 @@ class _Workspace:
         self.q, self.pi, self.seed = (gg.Vector(gg.INT64, n) for _ in range(3))
         self.dist, self.parent = gg.Vector(gg.INT32, n), gg.Vector(gg.INT32, n)
         # D = [out_degree 1]   (n × 2: counts = q +.second D = [edges out of q, |q|]), in 32
-        # bits while every edge count fits (half the bytes each level reads)
+        # bits while every edge count fits (half the bytes each level reads), and full (0
+        # where a vertex has no edge): a product reads no indices of a full matrix
         ctype = gg.INT32 if S.nvals < 2**31 else gg.INT64
         self.D = gg.Matrix(ctype, n, 2)
-        gg.assign(self.D, out_degree, gg.ALL, 0)
+        gg.assign(self.D, 0, gg.ALL, gg.ALL)
+        gg.assign(self.D, out_degree, gg.ALL, 0, accum=semirings.binary.plus)
         gg.assign(self.D, 1, gg.ALL, 1)
         self.count = gg.Vector(ctype, 2)
         self.begin = gg.Replay(self._begin)

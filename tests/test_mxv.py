@@ -621,3 +621,41 @@ def test_value_masks_of_different_types_in_one_process(direction):
         w = gg.vxm(gg.Vector(gg.FP32, n), u, A, "plus_times", mask=M.V, direction=direction)
         idx, vals = w.to_coo()
         assert idx.tolist() == [2126] and vals.tolist() == [1.5], mtype
+
+
+# a full matrix (every position stored) is pulled without reading its indices (an entry's
+# index is its offset in its row or column): short rows, rows of thousands of entries (warp
+# items, as a BFS's n x 2 count matrix read by columns), masks, bitmap and full u
+@pytest.mark.parametrize("shape", [(40, 37), (3, 3000), (3000, 2)])
+@pytest.mark.parametrize("name, dtype", [("plus_second", "INT32"), ("min_plus", "FP64"),
+                                         ("any_second", "INT64"), ("plus_times", "INT64")])
+@pytest.mark.parametrize("mask_kind", ["none", "V", "~S"])
+def test_full_matrix_pull(shape, name, dtype, mask_kind):
+    rng = np.random.default_rng(sum(shape))
+    m, n = shape
+    npt = gg.lookup_dtype(dtype).np_type
+    rows, cols = (a.ravel() for a in np.meshgrid(np.arange(m), np.arange(n), indexing="ij"))
+    A = gg.Matrix.from_coo(rows, cols, rng.integers(-4, 5, m * n).astype(npt), nrows=m,
+                           ncols=n, dtype=dtype)
+    G = A.to_graphblas()
+    for op, k, out in (("mxv", n, m), ("vxm", m, n)):
+        for u_fraction in (1.0, 0.3):
+            keep = rng.random(k) < u_fraction
+            u = gg.Vector.from_coo(np.nonzero(keep)[0], rng.integers(-4, 5, keep.sum()).astype(npt),
+                                   size=k, dtype=dtype)
+            u.set_format("dense")
+            gu = u.to_graphblas()
+            M, GM = make_vector(rng, out, 0.5, "INT32")
+            mask, gmask = gb_masks(M, GM)[mask_kind]
+            sr = getattr(gb.semiring, name)
+            gw = gb.Vector(dtype, out)
+            gw(mask=gmask) << (G.mxv(gu, sr) if op == "mxv" else gu.vxm(G, sr))
+            w = gg.Vector(dtype, out)
+            if op == "mxv":
+                gg.mxv(w, A, u, name, mask=mask, direction="pull")
+            else:
+                gg.vxm(w, u, A, name, mask=mask, direction="pull")
+            if name.startswith("any"):
+                np.testing.assert_array_equal(w.to_coo()[0], gw.to_coo()[0])
+            else:
+                assert_same(w, gw)

@@ -40,6 +40,7 @@ xp = backend.xp
 
 __all__ = ["push", "native_atomic"]
 
+COMPACT_SPAN = 16384    # bitmap positions a block of spmspv_compact lists (1024 threads x 16)
 EDGES_PER_BLOCK = 1024  # gathered entries a block of spmspv_edges takes at a time
 EDGES_THREADS = 256     # its threads (each gathers EDGES_PER_BLOCK / EDGES_THREADS entries)
 EDGES_SPAN = 1024       # frontier entries a block's stretch may cover and stage
@@ -153,32 +154,53 @@ typedef ${FI} FI;  // u's index type
 #define U_AT(f) (f)
 #endif
 
-// fidx[0 .. *count) = the positions k < n where bitmap[k]: one atomic per block reserves
-// the block's stretch of the list, warp ballots place each entry in it
+// fidx[0 .. *count) = the positions k < n where bitmap[k]: a thread tests 16 positions (one
+// 16-byte load: a byte a thread took 19-25 µs over 4M positions), one atomic per block
+// reserves the block's stretch of the list, a scan of the threads' counts places each
+// thread's entries in it (in order within the block)
+#define COMPACT_SPAN ${COMPACT_SPAN}  // positions per block of 1024 threads (16 a thread)
 extern "C" __global__ void __launch_bounds__(1024)
 spmspv_compact(const unsigned char* __restrict__ bitmap, const long long n,
                FI* __restrict__ fidx, unsigned long long* __restrict__ count) {
     __shared__ int warp_base[32];
     __shared__ unsigned long long block_base;
     const int lane = threadIdx.x & 31, wid = threadIdx.x >> 5;
-    const long long k = (long long)blockIdx.x * 1024 + threadIdx.x;
-    const bool set = k < n && bitmap[k];
-    const unsigned int ballot = __ballot_sync(FULL_MASK, set);
-    if (lane == 0) warp_base[wid] = __popc(ballot);
+    const long long k0 = (long long)blockIdx.x * COMPACT_SPAN + 16 * threadIdx.x;
+    unsigned int bits = 0;  // bit b: position k0 + b is set
+    if (k0 + 16 <= n && ((size_t)bitmap & 15) == 0) {
+        union { uint4 w; unsigned char b[16]; } v;
+        v.w = *reinterpret_cast<const uint4*>(bitmap + k0);
+#pragma unroll
+        for (int b = 0; b < 16; ++b) bits |= (unsigned)(v.b[b] != 0) << b;
+    } else {
+        for (int b = 0; b < 16 && k0 + b < n; ++b) bits |= (unsigned)(bitmap[k0 + b] != 0) << b;
+    }
+    const int c = __popc(bits);
+    int inc = c;  // the warp's inclusive scan of the counts
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const int o = __shfl_up_sync(FULL_MASK, inc, d);
+        if (lane >= d) inc += o;
+    }
+    if (lane == 31) warp_base[wid] = inc;
     __syncthreads();
     if (wid == 0) {
-        const int c = warp_base[lane];
-        int inc = c;
+        const int t = warp_base[lane];
+        int tinc = t;
 #pragma unroll
         for (int d = 1; d < 32; d <<= 1) {
-            const int o = __shfl_up_sync(FULL_MASK, inc, d);
-            if (lane >= d) inc += o;
+            const int o = __shfl_up_sync(FULL_MASK, tinc, d);
+            if (lane >= d) tinc += o;
         }
-        warp_base[lane] = inc - c;
-        if (lane == 31) block_base = inc ? atomicAdd(count, (unsigned long long)inc) : 0ull;
+        warp_base[lane] = tinc - t;
+        if (lane == 31) block_base = tinc ? atomicAdd(count, (unsigned long long)tinc) : 0ull;
     }
     __syncthreads();
-    if (set) fidx[block_base + warp_base[wid] + __popc(ballot & ((1u << lane) - 1u))] = (FI)k;
+    unsigned long long at = block_base + warp_base[wid] + (inc - c);
+    while (bits) {
+        fidx[at++] = (FI)(k0 + __ffs(bits) - 1);
+        bits &= bits - 1;
+    }
 }
 
 // inclusive scan of one value per thread over a block of 1024 threads (warp shuffles, then
@@ -517,6 +539,7 @@ def _source(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
                                    FLOAT_BYTES=tout.np_type.itemsize,
                                    FI=c_index_type(fidx_dtype), U_BITMAP=int(bitmap_u),
                                    EDGES_PER_BLOCK=EDGES_PER_BLOCK, EDGES_THREADS=EDGES_THREADS,
+                                   COMPACT_SPAN=COMPACT_SPAN,
                                    SPAN=EDGES_SPAN, PRECHECK=PRECHECK.get(kind, 0))
 
 
@@ -566,7 +589,8 @@ def _push_cuda(B, u, prod, mask, nout):
     xp.cuda.runtime.memsetAsync(scratch.data.ptr, 0, 16, xp.cuda.get_current_stream().ptr)
     nf_arg = np.int64(nf)
     if bitmap_u:
-        kernel["spmspv_compact"]((nstretch,), (1024,), (u.bitmap, nf_arg, fidx, scratch))
+        kernel["spmspv_compact"]((-(-nf // COMPACT_SPAN),), (1024,),
+                                 (u.bitmap, nf_arg, fidx, scratch))
     _mark("workspace")
     sms = launch.sm_count()
     kernel["spmspv_scan"]((2 * sms,), (1024,), (B.ptr, fidx, nf_arg, scratch, *clear))

@@ -23,13 +23,16 @@ terminal value (plus, float min/max, ...) takes ``spmv_stream``; the others take
   run by the first blocks of the same launch. At scale 22 this matches cuSPARSE's csr @ x
   (the row kernel was 1.07-1.10x it): both are bound by the random gathers of u.
 
-* ``spmv_rows``: V lanes per row (V from the average row length, :func:`vector_width`),
+* ``spmv_rows``: a warp tests 32 rows at once (the mask, then the row's length: an
+  excluded or empty row costs one lane one step) and folds those with entries V lanes a
+  row (V from the average row length, :func:`vector_width`; one lane where ⊕ stops often),
   rows longer than ``short_max`` left to the next two. Each lane reads 16-byte vectors of
   column indices and values with streaming (evict-first) loads, so that u, which every row
   gathers from, stays in L2; values are not read at all when iso or when ⊗ ignores them
-  (pair, first, second). The mask is read before the row pointers: an excluded row costs
-  one byte. The lanes of a row vote after each pass and stop once ⊕ reached its terminal
-  value (ANY at the first entry). Positions are 32-bit when nnz allows (32 registers).
+  (pair, first, second), u's only where u has the entry. The lanes of a row vote after each
+  pass and stop once ⊕ reached its terminal value (ANY at the first entry found; a lane
+  that may stop looks its entries up one at a time). Positions are 32-bit when nnz allows
+  (32 registers).
 * ``spmv_items`` / ``spmv_finish``: long rows cut into chunks of ``LONG_CHUNK`` entries, one
   warp per chunk, partial results folded by a warp per split row (a block where some row
   has over FINISH_WIDE chunks). This keeps power-law
@@ -67,7 +70,10 @@ SHORT_PASSES = 4
 # passes stays with its V lanes: most rows stop in their first pass, and a warp per row
 # (an item) spent its time being scheduled. BFS at scale 22: 4 passes 4.45 ms, 16 4.38,
 # 32 4.05, 64 3.96, 128 4.04.
-STOP_SHORT_PASSES = 64
+STOP_SHORT_PASSES = 128  # (64 with 2 lanes a row: rows of up to 512 entries either way)
+# lanes per row there: a lane looks its entries up one at a time until one is found, so one
+# lane per row reads one L2 sector where most rows stop at their first entry
+STOP_WIDTH = 1
 # entries per warp item for longer rows (32 lanes x 4 entries x 16 passes)
 LONG_CHUNK = 2048
 # rows of more items than this have their partial results folded by a block, not a warp
@@ -90,6 +96,8 @@ class Compressed(NamedTuple):
     values: Any
     iso: Any
     dtype: Any  # DataType of values / iso
+    full_width: int = 0  # > 0: B is full, every vector holds this many entries, idx[p] is
+    #                      p's offset in its vector (pull computes it and never reads idx)
 
 
 class DenseOperand(NamedTuple):
@@ -275,6 +283,7 @@ __device__ __forceinline__ bool reached(bool has, Z acc, Z term) {
 _PULL = r"""
 #define V ${V}
 #define VEC ${VEC}   // index and value arrays are 16-byte aligned: vector loads
+#define IMPLICIT ${IMPLICIT}  // B full: an entry's index is its offset in its vector
 
 #define UNROLL ${UNROLL}  // vectors each lane loads before it uses any
 typedef ${POS} POS;      // entry positions: 32-bit when nnz allows (fewer registers)
@@ -311,14 +320,23 @@ __device__ __forceinline__ void load4(const T* __restrict__ p, POS q, POS n, T (
 // lanes of one range run the same number of passes, so they can vote to stop early
 template <int W>
 __device__ __forceinline__ void range_fold(
-        const IA* __restrict__ idx, const TA* __restrict__ ax, const TA a_iso,
-        const TU* __restrict__ ux, const unsigned char* __restrict__ umap, const TU u_iso,
-        const int u_full, POS s, POS e, POS nnz, const Z term,
+        const IA* __restrict__ idx, const POS width, const TA* __restrict__ ax,
+        const TA a_iso, const TU* __restrict__ ux, const unsigned char* __restrict__ umap,
+        const TU u_iso, const int u_full, POS s, POS e, POS nnz, const Z term,
         unsigned gmask, int l, bool& has, Z& acc) {
     const POS q0 = s >> 2, q1 = (e + 3) >> 2;
+#if IMPLICIT
+    const POS base = s - s % width;  // the start of the vector s..e-1 lies in
+    // u's flags for 4 entries in one 4-byte load: entry p's is umap[p - base], and 4q - base
+    // is a multiple of 4 when width is
+    const bool words = !u_full && (width & 3) == 0 && ((size_t)umap & 3) == 0;
+#endif
     const POS passes = (q1 - q0 + W * UNROLL - 1) / (W * UNROLL);
     for (POS t = 0; t < passes; ++t) {
         IA j4[UNROLL][4];
+#if IMPLICIT
+        unsigned int flags[UNROLL];  // byte k: u has entry 4q + k
+#endif
 #if READ_A
         TA a4[UNROLL][4];
 #endif
@@ -326,7 +344,24 @@ __device__ __forceinline__ void range_fold(
         for (int r = 0; r < UNROLL; ++r) {
             const POS q = q0 + (t * UNROLL + r) * W + l;
             if (q < q1) {
+#if IMPLICIT
+#pragma unroll
+                for (int k = 0; k < 4; ++k) j4[r][k] = (IA)(4 * q + k - base);
+                if (u_full) {
+                    flags[r] = 0xFFFFFFFFu;
+                } else if (words) {
+                    flags[r] = *reinterpret_cast<const unsigned int*>(umap + (4 * q - base));
+                } else {
+                    flags[r] = 0;
+#pragma unroll
+                    for (int k = 0; k < 4; ++k) {
+                        const POS p = 4 * q + k;
+                        if (p >= s && p < e && umap[p - base]) flags[r] |= 0xFFu << (8 * k);
+                    }
+                }
+#else
                 load4(idx, q, nnz, j4[r]);
+#endif
 #if READ_A
                 load4(ax, q, nnz, a4[r]);
 #endif
@@ -341,17 +376,26 @@ __device__ __forceinline__ void range_fold(
                 const POS p = 4 * q + k;
                 if (p < s || p >= e) continue;
                 const IA j = j4[r][k];
-                const bool present = u_full || umap[j] != 0;
+#if IMPLICIT
+                if (((flags[r] >> (8 * k)) & 0xFFu) == 0) continue;
+#else
+                if (!u_full && umap[j] == 0) continue;  // (u's value is not read for nothing)
+#endif
 #if READ_U
                 const TU uv = ux[j];
 #else
                 const TU uv = u_iso;
 #endif
-                if (!present) continue;
 #if READ_A
                 fold(has, acc, product(cast_a(a4[r][k]), cast_u(uv)));
 #else
                 fold(has, acc, product(cast_a(a_iso), cast_u(uv)));
+#endif
+#if STOP
+                // the lane's next entries are looked up one at a time once it may stop: ANY
+                // needs one, and a BFS pull's first look mostly finds a frontier vertex
+                // (all 4 lookups at once cost 4 scattered L2 reads a row)
+                if (reached(has, acc, term)) break;
 #endif
             }
         }
@@ -373,44 +417,62 @@ __device__ __forceinline__ void group_fold(bool& has, Z& acc) {
     }
 }
 
-#define OPERANDS const IA* __restrict__ idx, const TA* __restrict__ ax, const TA a_iso, \
+#define OPERANDS const IA* __restrict__ idx, const long long full_width, \
+    const TA* __restrict__ ax, const TA a_iso, \
     const TU* __restrict__ ux, const unsigned char* __restrict__ umap, const TU u_iso, \
     const int u_full, const unsigned char* __restrict__ mmap, const TM* __restrict__ mval, \
     const long long nnz, const Z term, Z* __restrict__ out, unsigned char* __restrict__ present
 
-// V lanes per row; rows with more than short_max entries are left to spmv_items. A grid of
-// a few blocks per multiprocessor strides over the rows (a block per 256 / V rows spent more
-// time being scheduled than working where the mask excludes most rows)
+// 32 rows a warp at a time: each lane tests one row (the mask, then its length), a ballot
+// lists those with entries to fold, and the warp's groups of V lanes take them in turn. An
+// excluded or empty row costs one lane one step (a V-lane group per row, as this kernel had,
+// spent a BFS's late pull levels, where the mask excludes most rows and most of the rest
+// are empty, on rows it did not read: 100 µs for a level finding 3 vertices). Rows longer
+// than short_max are left to spmv_items. A grid of a few blocks per multiprocessor strides
+// over the rows.
 extern "C" __global__ void __launch_bounds__(256)
 spmv_rows(const IA* __restrict__ ptr, const long long* __restrict__ rowlist, const int use_rowlist,
           const long long nwork, const long long short_max, OPERANDS) {
     const int lane = threadIdx.x & 31;
-    const int l = lane & (V - 1);
+    const int l = lane & (V - 1), group = lane / V;
     const unsigned gmask = (V == 32) ? FULL_MASK : (((1u << (V & 31)) - 1u) << (lane & ~(V - 1)));
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long t0 = (long long)blockIdx.x * blockDim.x; t0 < nwork * V; t0 += stride) {
-        const long long g = (t0 + threadIdx.x) / V;  // (the loop bound is the same for a block)
-        long long row = -1;
+    const long long stride = ((long long)gridDim.x * blockDim.x) & ~31LL;
+    for (long long g0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) & ~31LL; g0 < nwork;
+         g0 += stride) {  // (the same for every lane of a warp)
+        const long long g = g0 + lane;
+        long long row = 0;
         POS s = 0, e = 0;
+        bool work = false;
         if (g < nwork) {
             row = use_rowlist ? rowlist[g] : g;
-            if (!allowed(mmap, mval, row)) {
-                if (l == 0) present[row] = 0;
-                row = -1;
-            } else {
+            if (allowed(mmap, mval, row)) {
                 s = (POS)ptr[row];
                 e = (POS)ptr[row + 1];
-                if (e - s > short_max) { row = -1; s = e = 0; }
+                work = e > s && e - s <= short_max;
+                if (e == s) present[row] = 0;
+            } else {
+                present[row] = 0;
             }
         }
-        bool has = false;
-        Z acc = (Z)0;
-        range_fold<V>(idx, ax, a_iso, ux, umap, u_iso, u_full, s, e, nnz, term, gmask, l, has,
-                      acc);
-        group_fold<V>(has, acc);
-        if (row >= 0 && l == 0) {
-            present[row] = has;
-            if (has) out[row] = acc;
+        unsigned todo = __ballot_sync(FULL_MASK, work);
+        while (todo) {
+            // group k takes the k-th row left in todo
+            unsigned mine = todo;
+            for (int k = 0; k < group && mine; ++k) mine &= mine - 1;
+            const int from = mine ? __ffs(mine) - 1 : 0;
+            const long long r = __shfl_sync(FULL_MASK, row, from);
+            const POS rs = __shfl_sync(FULL_MASK, s, from), re = __shfl_sync(FULL_MASK, e, from);
+            bool has = false;
+            Z acc = (Z)0;
+            if (mine)
+                range_fold<V>(idx, (POS)full_width, ax, a_iso, ux, umap, u_iso, u_full, rs, re,
+                              nnz, term, gmask, l, has, acc);
+            group_fold<V>(has, acc);
+            if (mine && l == 0) {
+                present[r] = has;
+                if (has) out[r] = acc;
+            }
+            for (int k = 0; k < 32 / V && todo; ++k) todo &= todo - 1;
         }
     }
 }
@@ -419,7 +481,8 @@ spmv_rows(const IA* __restrict__ ptr, const long long* __restrict__ rowlist, con
     const long long* __restrict__ item_end, const unsigned char* __restrict__ item_alone, \
     const long long nitems, Z* __restrict__ part, unsigned char* __restrict__ part_has
 #define ITEM_ARGS item_row, item_begin, item_end, item_alone, nitems, part, part_has
-#define OPERAND_ARGS idx, ax, a_iso, ux, umap, u_iso, u_full, mmap, mval, nnz, term, out, present
+#define OPERAND_ARGS idx, full_width, ax, a_iso, ux, umap, u_iso, u_full, mmap, mval, nnz, \
+    term, out, present
 
 // warp item w (lane l): one chunk of a long row; a row of one chunk is written directly, the
 // others leave a partial result for spmv_finish (every lane of the warp must call this)
@@ -428,7 +491,8 @@ __device__ __forceinline__ void fold_item(const long long w, const int l, ITEMS,
     bool has = false;
     Z acc = (Z)0;
     if (allowed(mmap, mval, row))
-        range_fold<32>(idx, ax, a_iso, ux, umap, u_iso, u_full, (POS)item_begin[w],
+        range_fold<32>(idx, (POS)full_width, ax, a_iso, ux, umap, u_iso, u_full,
+                       (POS)item_begin[w],
                        (POS)item_end[w], (POS)nnz, term, FULL_MASK, l, has, acc);
     group_fold<32>(has, acc);
     if (l == 0) {
@@ -660,16 +724,16 @@ def _aligned(*arrays):
     return all(a is None or a.data.ptr % (4 * a.itemsize) == 0 for a in arrays)
 
 
-def _plan(ptr, nnz, plan_cache, stream, passes):
-    """How B's rows are worked, cached per row-pointer array: for the row kernel, V lanes per
-    row up to short_max entries (``passes`` passes); for the stream kernel, the row ranges
+def _plan(ptr, nnz, plan_cache, stream, passes, width):
+    """How B's rows are worked, cached per row-pointer array: for the row kernel, ``width``
+    lanes per row up to short_max entries (``passes`` passes); for the stream kernel, the row ranges
     of its blocks (``block_rows``) up to STREAM_HALF entries a row; longer rows as warp
     items either way."""
     n = len(ptr) - 1
     # the cache is the matrix's, which serves both its CSR (mxv) and its CSC (vxm): the key
     # names the pointer array the plan was built from, so one never reuses the other's plan
-    key = ("spmv_plan", int(ptr.data.ptr), n, stream, _WIDTH_OVERRIDE, UNROLL, SHORT_PASSES,
-           passes, LONG_CHUNK, STREAM_HALF, STREAM_ROWS)
+    key = ("spmv_plan", int(ptr.data.ptr), n, stream, width, UNROLL, passes, LONG_CHUNK,
+           STREAM_HALF, STREAM_ROWS)
     plan = plan_cache.get(key) if plan_cache is not None else None
     if plan is not None:
         return plan
@@ -683,9 +747,8 @@ def _plan(ptr, nnz, plan_cache, stream, passes):
         plan = dict(block_rows=xp.sort(cuts.astype(np.int64)),
                     **_long_items(ptr, lens, STREAM_HALF))
     else:
-        v = vector_width(nnz / max(n, 1))
-        short_max = passes * 4 * UNROLL * v
-        plan = dict(v=v, short_max=short_max, **_long_items(ptr, lens, short_max))
+        short_max = passes * 4 * UNROLL * width
+        plan = dict(v=width, short_max=short_max, **_long_items(ptr, lens, short_max))
     if plan_cache is not None:
         plan_cache[key] = plan
     return plan
@@ -735,9 +798,12 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
     present = (xp.zeros if rows is not None else xp.empty)(n, dtype=bool)
     if n == 0:
         return "dense", out, present
-    stream = _streams(prod, u, mask)
-    plan = _plan(B.ptr, nnz, plan_cache, stream,
-                 STOP_SHORT_PASSES if _stops_often(prod) else SHORT_PASSES)
+    implicit = B.full_width > 0
+    stream = _streams(prod, u, mask) and not implicit  # (the stream kernel reads idx)
+    stops = _stops_often(prod)
+    width = _WIDTH_OVERRIDE or (STOP_WIDTH if stops else vector_width(nnz / n))
+    plan = _plan(B.ptr, nnz, plan_cache, stream, STOP_SHORT_PASSES if stops else SHORT_PASSES,
+                 width)
     v = 0 if stream else plan["v"]
     vec = _aligned(B.idx, B.values)
     # 32-bit positions while 4 * (nnz / 4 + 1) fits, with room for the vector tail
@@ -745,18 +811,20 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
     variant = f"stream{STREAM_HALF}" if stream else f"pull_V{v}x{UNROLL}"
     key = kernel_key("spmv", variant + ("_vec16" if vec else ""), prod, B.dtype,
                      u.dtype, B.idx.dtype, mask, read_a, read_u,
-                     extra=(("pos", np.dtype(pos_type).name),))
+                     extra=(("pos", np.dtype(pos_type).name),
+                            ("idx", "implicit" if implicit else "stored")))
 
     def build():
         return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
-                + Template(_PULL).substitute(V=max(v, 2), VEC=int(vec), UNROLL=UNROLL,
+                + Template(_PULL).substitute(V=v or 2, VEC=int(vec), IMPLICIT=int(implicit),
+                                             UNROLL=UNROLL,
                                              POS=c_index_type(pos_type), STREAM_HALF=STREAM_HALF))
 
     fn = get_functions(key, build, _PULL_KERNELS)
     _, term = prod.stop
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
     d = dummy()
-    operands = (B.idx, B.values if read_a else d, scalar_arg(B.iso, B.dtype),
+    operands = (B.idx, np.int64(B.full_width), B.values if read_a else d, scalar_arg(B.iso, B.dtype),
                 u.values if read_u else d, u.bitmap, scalar_arg(u.iso, u.dtype), np.int32(bool(u.full)),
                 mask.bitmap if mask is not None else d,
                 mask.values if (mask is not None and mask.values is not None) else d,
@@ -772,7 +840,7 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
         nwork = n if rows is None else len(rows)
         if nwork:
             fn["spmv_rows"](
-                strided_grid(nwork * v), (THREADS,),
+                strided_grid(nwork), (THREADS,),
                 (B.ptr, rows if rows is not None else d, np.int32(rows is not None),
                  np.int64(nwork), np.int64(plan["short_max"]), *operands))
         if nitems:

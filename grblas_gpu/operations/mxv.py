@@ -195,11 +195,13 @@ def _compressed(A, by_rows, structure, reads_values):
     else:
         ptr, idx, _ = A._csc()
         vals = _csc_values(A) if (reads_values and not structure) else None
+    # a full A (every position stored): an entry's index is its offset in its row or column
+    width = (A.ncols if by_rows else A.nrows) if len(A._indices) == A.nrows * A.ncols else 0
     if structure:
-        return spmv.Compressed(ptr, idx, None, A.dtype.np_type.type(1), A.dtype)
+        return spmv.Compressed(ptr, idx, None, A.dtype.np_type.type(1), A.dtype, width)
     if not reads_values or vals is None:
-        return spmv.Compressed(ptr, idx, None, A._iso if A._is_iso else None, A.dtype)
-    return spmv.Compressed(ptr, idx, vals, None, A.dtype)
+        return spmv.Compressed(ptr, idx, None, A._iso if A._is_iso else None, A.dtype, width)
+    return spmv.Compressed(ptr, idx, vals, None, A.dtype, width)
 
 
 def _no_empty_vectors(A, by_rows):
