@@ -8,9 +8,9 @@ source -1; D = [deg 1], n × 2):
                                                                         some i→j)
     pull (bottom-up, q dense):   q⟨¬pi.S, replace⟩ = Sᵀ any.second q   (mxv: each unvisited j
                                                                         asks its in-neighbours)
+    [mf nf] = q +.second D       (the edges out of the frontier, and its size)
     pi⟨q.S⟩ = q                  (the parent's packed value: its level and its id)
     q(i) = (level(q(i)) + 1) << 32 | i      (index-unary apply: the next frontier's values)
-    [mf nf] = q +.second D       (the edges out of the frontier, and its size)
 
 and at the end distance = level(pi) + 1, predecessor = parent(pi). With no positional
 multiply (secondi) in the catalog, the parent travels as the frontier's value: any.first
@@ -42,7 +42,9 @@ Results (nvGRAPH's): dense backend int32 arrays of length n; distances[source] =
 
 Device reads: one per level, [mf nf] (reduced on the device by the step): mf = 0, no edge
 out of the new frontier, ends the search; nf steers the direction. mu needs no read: the
-edges out of the unreached vertices are m less the mf of every frontier so far.
+edges out of the unreached vertices are m less the mf of every frontier so far. The step
+posts the counts (gg.Mailbox) as soon as the product is counted and goes on with the
+parents' write: the host reads them, decides, and issues the next level while it runs.
 
 References: Beamer et al., "Direction-Optimizing Breadth-First Search", SC 2012;
 LAGraph LG_BreadthFirstSearch_SSGrB.c; nvGRAPH 9.2 guide 2.28; Graph500 BFS validation.
@@ -172,6 +174,7 @@ class _Workspace:
         gg.assign(self.D, out_degree, gg.ALL, 0, accum=semirings.binary.plus)
         gg.assign(self.D, 1, gg.ALL, 1)
         self.count = gg.Vector(ctype, 2)
+        self.count_box = gg.Mailbox(self.count)
         self.begin = gg.Replay(self._begin)
         self.push_level = gg.Replay(lambda: self._level(S, "push"))
         self.pull_level = gg.Replay(lambda: self._level(AT, "pull"))
@@ -190,8 +193,8 @@ class _Workspace:
         return self.counts()
 
     def counts(self):
-        """(edges out of the frontier, vertices in it): one read from the device."""
-        mf, nf = self.count.to_dense()
+        """(edges out of the frontier, vertices in it), as the last step posted them."""
+        mf, nf = self.count_box.take()
         return int(mf), int(nf)
 
     def _begin(self):
@@ -212,17 +215,18 @@ class _Workspace:
         else:
             # q⟨¬pi.S, replace⟩ = Sᵀ any.second q
             gg.mxv(q, B, q, semirings.any_second, mask=~pi.S, desc=REPLACE, direction="pull")
+        self._count()
         # pi⟨q.S⟩ = q   (pi += q: the frontier's values are the parents, with their levels)
         gg.apply(pi, q, semirings.unary.identity, accum=semirings.binary.second)
         # q(i) = (level(q(i)) + 1) << 32 | i
         gg.apply(q, q, NEXT_LEVEL, thunk=0)
-        self._count()
 
     def _count(self):
         # count = q +.second D   (the edges out of the frontier and its size; pull reads the
         # bitmap q as it is, and naming it keeps the step's kernels fixed)
         gg.vxm(self.count, self.q, self.D, semirings.plus_second[self.D.dtype],
                direction="pull")
+        self.count_box.post()  # (read by counts while the step goes on)
 
     def _finish(self):
         # dist = level(pi) + 1 ;  parent = parent(pi)   (on pi's entries: the reached vertices)
