@@ -72,7 +72,8 @@ SHORT_PASSES = 4
 # 32 4.05, 64 3.96, 128 4.04.
 STOP_SHORT_PASSES = 128  # (64 with 2 lanes a row: rows of up to 512 entries either way)
 # lanes per row there: a lane looks its entries up one at a time until one is found, so one
-# lane per row reads one L2 sector where most rows stop at their first entry
+# lane per row reads one L2 sector where most rows stop at their first entry (any_pair over
+# a 50% bitmap at scale 22, H200: 1 lane 180 µs, 2 lanes 198, 4 lanes 239; BFS the same)
 STOP_WIDTH = 1
 # entries per warp item for longer rows (32 lanes x 4 entries x 16 passes)
 LONG_CHUNK = 2048
