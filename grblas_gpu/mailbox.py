@@ -38,15 +38,16 @@ class Mailbox:
         if not isinstance(v, Vector):
             raise InvalidValue(f"Mailbox needs a Vector, got {type(v).__name__}")
         self.vector = v
-        self._value_bytes = v.size * v.dtype.np_type.itemsize
+        value_bytes = v.size * v.dtype.np_type.itemsize
         self._posted = None  # NumPy: the content posted and not yet taken
         if backend.is_gpu:
-            self._box = xp.cuda.alloc_pinned_memory(16 + self._value_bytes + v.size)
-            raw = np.frombuffer(self._box, dtype=np.uint8, count=16 + self._value_bytes + v.size)
+            nbytes = 16 + value_bytes + v.size  # (the layout kernels.mailbox writes)
+            self._box = xp.cuda.alloc_pinned_memory(nbytes)
+            raw = np.frombuffer(self._box, dtype=np.uint8, count=nbytes)
             self._sequence = raw[:8].view(np.uint64)
             self._sequence[0] = 0
-            self._values = raw[16:16 + self._value_bytes].view(v.dtype.np_type)
-            self._bitmap = raw[16 + self._value_bytes:].view(bool)
+            self._values = raw[16:16 + value_bytes].view(v.dtype.np_type)
+            self._bitmap = raw[16 + value_bytes:].view(bool)
             self._counter = xp.zeros(1, dtype=np.uint64)
             self._taken = 0
 

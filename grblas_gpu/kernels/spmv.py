@@ -164,8 +164,6 @@ def vector_width(avg_len):
     """Lanes per row: the smallest power of two (2..32) whose lanes cover an average row in
     SHORT_PASSES passes (narrow groups waste fewer lanes on the many short rows of a
     power-law graph; rows above the average go to whole warps)."""
-    if _WIDTH_OVERRIDE:
-        return _WIDTH_OVERRIDE
     v = 2
     while v < 32 and SHORT_PASSES * 4 * UNROLL * v < avg_len:
         v *= 2
