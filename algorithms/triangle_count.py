@@ -41,7 +41,10 @@ Input: nvGRAPH's lower triangle (CSR or CSC, no diagonal), a full symmetric matr
 triangle alike: L is tril(A, -1) when A has entries below the diagonal, else triu(A, 1)ᵀ. The
 diagonal (self loops) is ignored. Values are ignored (only the pattern counts).
 
-Cached properties: none (LAGraph would cache L/U and the degree permutation).
+Cached properties (kept with A, dropped when A changes; what LAGraph caches as
+G->out_degree and the structure checks): S, D and the presort decision, so a later count on
+the same graph orients and counts only. L itself is made on every call, as SuiteSparse's
+count makes its tril.
 Result: a Python int (nvGRAPH's uint64_t). References: Wolf, Deveci, Berry, Hammond,
 Rajamanickam, "Fast linear algebra-based triangle counting with KokkosKernels", HPEC 2017
 (the Sandia forms); Azad, Buluç, Gilbert, "Parallel triangle counting and enumeration using
@@ -81,15 +84,23 @@ def triangle_count(A, *, method="sandia_lut", presort="auto"):
     # LAGraph's size rule first (at most 2 nvals(A) entries in S: no S is built to reject it)
     if presort is False or (presort == "auto" and (n <= SAMPLES or 2 * A.nvals < 10 * n)):
         return triangle_count_advanced(lower_triangle(A), method=method)
-    S = symmetric_pattern(A)
-    deg = gg.Vector(gg.INT64, n)
-    # deg(i) = Σ_j S(i, j)
-    gg.reduce_rowwise(deg, S, semirings.monoid.plus)
-    if presort == "auto" and not _skewed(S, deg):
+    S, D, skewed = A.memo("algorithms.triangle_count.ranks", lambda: _ranked_pattern(A))
+    if presort == "auto" and not skewed:
         # L = tril(S, -1)   (lower_triangle(A), from the pattern already built)
         L = gg.select(gg.Matrix(gg.INT64, n, n), S, indexunary.tril, -1)
         return triangle_count_advanced(L, method=method)
-    return triangle_count_advanced(degree_oriented(S, deg), method=method)
+    return triangle_count_advanced(_oriented(S, D), method=method)
+
+
+def _ranked_pattern(A):
+    """(S, D, skewed): what a presorted count derives from A alone, kept with A (LAGraph
+    caches the degrees and the structure checks the same way): the symmetric pattern, its
+    rank diagonal and LAGraph's presort rule."""
+    S = symmetric_pattern(A)
+    deg = gg.Vector(gg.INT64, A.nrows)
+    # deg(i) = Σ_j S(i, j)
+    gg.reduce_rowwise(deg, S, semirings.monoid.plus)
+    return S, rank_diagonal(deg), _skewed(S, deg)
 
 
 def symmetric_pattern(A):
@@ -129,11 +140,23 @@ def lower_triangle(A):
 def degree_oriented(S, deg):
     """Each edge of the symmetric pattern S (no diagonal), stored once in the row of its end of
     lower rank (degree ``deg``, then index): an INT64 pattern (see the module docstring)."""
-    n = S.nrows
+    return _oriented(S, rank_diagonal(deg))
+
+
+def rank_diagonal(deg):
+    """D = diag(key), key(i) = deg(i) · n + i for every vertex, 0 degree where deg has no
+    entry (distinct keys: ties broken by index). Full, so the products with D only gather."""
+    n = deg.size
     key = gg.Vector(gg.INT64, n)
-    # key(i) = deg(i) · n + i   (distinct: ties broken by index)
-    gg.apply(key, deg, DEGREE_KEY, thunk=n)
-    D = gg.Matrix.diag(key)
+    # key = 0 ;  key += deg ;  key(i) = key(i) · n + i
+    gg.assign(key, 0, gg.ALL)
+    gg.assign(key, deg, gg.ALL, accum=semirings.binary.plus)
+    gg.apply(key, key, DEGREE_KEY, thunk=n)
+    return gg.Matrix.diag(key)
+
+
+def _oriented(S, D):
+    n = S.nrows
     K = gg.Matrix(gg.INT64, n, n)
     # K = S any.second D   (K(i, j) = key(j))
     gg.mxm(K, S, D, semirings.any_second)

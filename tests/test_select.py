@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import grblas_gpu as gg
+import semirings
 from grblas_gpu import DimensionMismatch, DomainMismatch, InvalidValue
 from opcheck import (TYPES, assert_matches, assert_raises_unchanged, gb_update, output_config,
                      pair, transposed)
@@ -56,6 +57,30 @@ def test_iso_value_select_keeps_all_or_nothing():
     assert A.select("valueeq", 3).isequal(A) and A.select("valueeq", 3)._is_iso
     assert A.select("valuelt", 3).nvals == 0
     assert A.select("tril")._is_iso and A.select("tril").nvals == 2
+
+
+def test_valueeq_keeps_one_value_as_iso():
+    """valueeq in A's own type keeps entries all equal to the thunk: an iso result (as
+    SuiteSparse's); floats (-0.0 == 0.0) and a compare after a cast keep their values."""
+    A = gg.Matrix.from_coo([0, 0, 1, 2, 2], [1, 3, 0, 0, 2], [7, 5, 7, -2, 7], nrows=3, ncols=4)
+    for B, value in ((A, 7), (A.dup("UINT8"), np.uint8(7)), (A.dup("BOOL"), True)):
+        C = B.select("valueeq", value)
+        rows, cols, vals = B.to_coo()
+        kept = vals == value
+        assert C._is_iso and C.isequal(gg.Matrix.from_coo(
+            rows[kept], cols[kept], vals[kept], nrows=3, ncols=4, dtype=B.dtype))
+    v = gg.Vector.from_coo([0, 1, 2, 3], [0.0, -0.0, 1.0, -0.0], size=5)
+    zeros = v.select("valueeq", 0.0)
+    assert zeros.to_coo()[0].tolist() == [0, 1, 3] and zeros._sparse()[1] is not None
+    assert np.signbit(zeros.to_coo()[1]).tolist() == [False, True, True]
+    # compared after a cast to INT64: 1.25 and 1.75 are both kept, with their own values
+    truncated_eq = semirings.indexunary.indexunary_op(
+        "test_truncated_eq", c_expr="((long long)x == thunk)",
+        numpy=lambda x, i, j, t: x.astype(np.int64) == t, out_type=gg.BOOL,
+        thunk_type=gg.INT64, reads_index=False, register=False)
+    w = gg.Vector.from_coo([0, 1, 2], [1.25, 1.75, 3.0], size=3, dtype="FP64")
+    ones = w.select(truncated_eq, 1)
+    assert ones.to_coo()[1].tolist() == [1.25, 1.75] and ones._sparse()[1] is not None
 
 
 def test_user_defined_select_op():

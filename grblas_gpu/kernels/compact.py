@@ -168,18 +168,27 @@ def positions(labels, kinds):
     return pos, sizes
 
 
-def compact(ptr, keep, arrays):
+_COPY = object()
+
+
+def compact(ptr, keep, arrays, *, all_kept=_COPY):
     """(new_ptr int64, [a[keep] for a in arrays]); ``ptr`` None for a flat list (new_ptr is
-    then [0, kept])."""
+    then [0, kept]). ``all_kept``: what to return instead when every entry is kept (the
+    count that sizes the output tells, so a caller with a cheaper answer then needs no read
+    of its own); by default the copies as usual."""
     n = len(keep)
     keep = keep.astype(bool, copy=False)
     if not backend.is_gpu or n == 0:
         kept = xp.nonzero(keep)[0]
+        if len(kept) == n and all_kept is not _COPY:
+            return all_kept
         new_ptr = (kept_pointers(ptr, keep) if ptr is not None
                    else xp.asarray([0, len(kept)], dtype=np.int64))
         return new_ptr, [a[kept] for a in arrays]
     keep = xp.ascontiguousarray(keep)
     pos, (total,) = positions(keep, 1)
+    if total == n and all_kept is not _COPY:
+        return all_kept
     outs = []
     for a in arrays:
         out = xp.empty(total, dtype=a.dtype)

@@ -62,7 +62,7 @@ def _compute(A, typed, s):
         x = A._values_full() if vals is None else vals
         i, j = _indices(A) if op.reads_index else (None, None)
         keep = _keep(typed, s, x, i, j, A.nvals)
-    return _compact(A, keep)
+    return _compact(A, keep, typed, s)
 
 
 def _keep(typed, s, x, i, j, n):
@@ -70,21 +70,35 @@ def _keep(typed, s, x, i, j, n):
     return cast(_evaluate("index", typed, s, x, i, j, n), BOOL, xp)
 
 
-def _compact(A, keep):
+def _compact(A, keep, typed, s):
     """A's entries where ``keep`` (a flag per entry) is set, as a new object of A's type;
     a matrix's row pointers count the kept entries before each row's first."""
-    if backend.count_true(keep) == len(keep):   # all kept: A's structure as it is
-        vals = _values_of(A)
-        return _like(A, A.dtype, None if vals is None else vals.copy(),
-                     A._iso if vals is None else None)
+    vals = _values_of(A)
+    iso = _kept_value(A, typed, s)
+    arrays = [A._indices if isinstance(A, Matrix) else A._sparse()[0]]
+    if vals is not None and iso is None:
+        arrays.append(vals)
+    kept = compact(A._indptr if isinstance(A, Matrix) else None, keep, arrays, all_kept=None)
+    if kept is None:   # all kept: A's structure as it is
+        if vals is None or iso is not None:
+            return _like(A, A.dtype, None, A._iso if vals is None else iso)
+        return _like(A, A.dtype, vals.copy(), None)
+    indptr, (indices, *vals) = kept
+    iso = A._iso if iso is None else iso
     if isinstance(A, Vector):
-        idx, vals = A._sparse()
-        _, (idx, *vals) = compact(None, keep, [idx] + ([] if vals is None else [vals]))
-        return Vector._from_sparse(A.size, A.dtype, idx, vals[0] if vals else None, iso=A._iso)
-    arrays = [A._indices] + ([] if A._values is None else [A._values])
-    indptr, (indices, *vals) = compact(A._indptr, keep, arrays)
+        return Vector._from_sparse(A.size, A.dtype, indices, vals[0] if vals else None, iso=iso)
     return Matrix._from_csr(A.nrows, A.ncols, A.dtype, indptr.astype(A._indptr.dtype), indices,
-                            vals[0] if vals else None, iso=A._iso)
+                            vals[0] if vals else None, iso=iso)
+
+
+def _kept_value(A, typed, s):
+    """The one value every kept entry has, or None: valueeq compares in A's own type (no cast
+    can merge values) and A's type has one bit pattern per value (not a float: -0.0 == 0.0),
+    so its kept entries all hold the thunk (SuiteSparse's select gives the same iso result)."""
+    if (typed.op.name != "valueeq" or typed.type != A.dtype
+            or np.dtype(A.dtype.np_type).kind == "f"):
+        return None
+    return s
 
 
 def _empty_like(A):
