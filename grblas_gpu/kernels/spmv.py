@@ -75,7 +75,8 @@ STOP_SHORT_PASSES = 128  # (64 with 2 lanes a row: rows of up to 512 entries eit
 # lane per row reads one L2 sector where most rows stop at their first entry (any_pair over
 # a 50% bitmap at scale 22, H200: 1 lane 180 µs, 2 lanes 198, 4 lanes 239; BFS the same)
 STOP_WIDTH = 1
-# entries per warp item for longer rows (32 lanes x 4 entries x 16 passes)
+# entries per warp item for longer rows (32 lanes x 4 entries x 16 passes; 4 passes of 4
+# vectors a lane over a full matrix, ITEM_UNROLL)
 LONG_CHUNK = 2048
 # rows of more items than this have their partial results folded by a block, not a warp
 FINISH_WIDE = 256
@@ -285,6 +286,9 @@ _PULL = r"""
 #define IMPLICIT ${IMPLICIT}  // B full: an entry's index is its offset in its vector
 
 #define UNROLL ${UNROLL}  // vectors each lane loads before it uses any
+// a long row's item over a full matrix loads u's flags 16 bytes a lane before it tests any
+// (a BFS frontier's count over [deg 1], two rows of n: 19 -> 12-18 µs at scale 22)
+#define ITEM_UNROLL (IMPLICIT ? 4 : UNROLL)
 typedef ${POS} POS;      // entry positions: 32-bit when nnz allows (fewer registers)
 
 // the word type holding 4 entries of a type of S bytes (8-byte types take two uint4)
@@ -317,7 +321,7 @@ __device__ __forceinline__ void load4(const T* __restrict__ p, POS q, POS n, T (
 
 // fold the entries s..e-1 of B with W lanes (lane l), passes of 4 entries per lane; the
 // lanes of one range run the same number of passes, so they can vote to stop early
-template <int W>
+template <int W, int U = UNROLL>
 __device__ __forceinline__ void range_fold(
         const IA* __restrict__ idx, const POS width, const TA* __restrict__ ax,
         const TA a_iso, const TU* __restrict__ ux, const unsigned char* __restrict__ umap,
@@ -330,18 +334,18 @@ __device__ __forceinline__ void range_fold(
     // is a multiple of 4 when width is
     const bool words = !u_full && (width & 3) == 0 && ((size_t)umap & 3) == 0;
 #endif
-    const POS passes = (q1 - q0 + W * UNROLL - 1) / (W * UNROLL);
+    const POS passes = (q1 - q0 + W * U - 1) / (W * U);
     for (POS t = 0; t < passes; ++t) {
-        IA j4[UNROLL][4];
+        IA j4[U][4];
 #if IMPLICIT
-        unsigned int flags[UNROLL];  // byte k: u has entry 4q + k
+        unsigned int flags[U];  // byte k: u has entry 4q + k
 #endif
 #if READ_A
-        TA a4[UNROLL][4];
+        TA a4[U][4];
 #endif
 #pragma unroll
-        for (int r = 0; r < UNROLL; ++r) {
-            const POS q = q0 + (t * UNROLL + r) * W + l;
+        for (int r = 0; r < U; ++r) {
+            const POS q = q0 + (t * U + r) * W + l;
             if (q < q1) {
 #if IMPLICIT
 #pragma unroll
@@ -361,14 +365,23 @@ __device__ __forceinline__ void range_fold(
 #else
                 load4(idx, q, nnz, j4[r]);
 #endif
-#if READ_A
+#if READ_A && !IMPLICIT
                 load4(ax, q, nnz, a4[r]);
 #endif
             }
         }
+#if READ_A && IMPLICIT
+        // B's values only where u has one of the 4 entries, once every flag load is issued
+        // (a load behind a branch on an earlier one would wait for it)
 #pragma unroll
-        for (int r = 0; r < UNROLL; ++r) {
-            const POS q = q0 + (t * UNROLL + r) * W + l;
+        for (int r = 0; r < U; ++r) {
+            const POS q = q0 + (t * U + r) * W + l;
+            if (q < q1 && flags[r]) load4(ax, q, nnz, a4[r]);
+        }
+#endif
+#pragma unroll
+        for (int r = 0; r < U; ++r) {
+            const POS q = q0 + (t * U + r) * W + l;
             if (q >= q1) continue;
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
@@ -490,7 +503,7 @@ __device__ __forceinline__ void fold_item(const long long w, const int l, ITEMS,
     bool has = false;
     Z acc = (Z)0;
     if (allowed(mmap, mval, row))
-        range_fold<32>(idx, (POS)full_width, ax, a_iso, ux, umap, u_iso, u_full,
+        range_fold<32, ITEM_UNROLL>(idx, (POS)full_width, ax, a_iso, ux, umap, u_iso, u_full,
                        (POS)item_begin[w],
                        (POS)item_end[w], (POS)nnz, term, FULL_MASK, l, has, acc);
     group_fold<32>(has, acc);
