@@ -153,7 +153,7 @@ class _Workspace:
     recorded as a CUDA graph on its second run, and later levels (and later searches on the
     same graph) replay it with one launch. A level's frontier is a bitmap whatever its size,
     listed on the device by the push, so both kinds of level are fixed sequences of kernels.
-    The start of a search is one too, its source given as the 1-entry vector ``seed``.
+    The start of a search is one too, its source sent by the host through an Inbox.
 
     A vertex's level travels with its parent, packed in one INT64 (level << 32 | parent), so
     one write per level records both: q(i) = (level of i) << 32 | i, the product hands it
@@ -163,7 +163,8 @@ class _Workspace:
     def __init__(self, S, AT, out_degree):
         n = S.nrows
         self.inputs = (AT, out_degree, _content(AT), _content(out_degree))
-        self.q, self.pi, self.seed = (gg.Vector(gg.INT64, n) for _ in range(3))
+        self.q, self.pi = gg.Vector(gg.INT64, n), gg.Vector(gg.INT64, n)
+        self.seed = gg.Inbox(self.q)   # the source, sent by the host to the start
         self.dist, self.parent = gg.Vector(gg.INT32, n), gg.Vector(gg.INT32, n)
         # D = [out_degree 1]   (n × 2: counts = q +.second D = [edges out of q, |q|]), in 32
         # bits while every edge count fits (half the bytes each level reads), and full (0
@@ -187,8 +188,8 @@ class _Workspace:
 
     def start(self, source):
         """Begins a search; returns the counts of its first frontier."""
-        # seed = {source: 0 << 32 | source}   (what the host sends)
-        self.seed.set_sparse(np.array([source]), np.array([source]))
+        # q = {source: 0 << 32 | source}   (sent by the host, delivered by the start)
+        self.seed.put([source], [source])
         self.begin()
         return self.counts()
 
@@ -199,12 +200,11 @@ class _Workspace:
 
     def _begin(self):
         q, pi = self.q, self.pi
-        # q = seed ;  pi = seed .second -1   (bitmaps, as a level leaves them; -1: the root,
-        # level -1 and parent -1)
-        gg.apply(q, self.seed, semirings.unary.identity)
-        gg.apply(pi, self.seed, semirings.binary.second, right=np.int64(-1))
-        for x in (q, pi):
-            x.set_format("dense")
+        # q = {source: source} ;  pi = q .second -1   (bitmaps, as a level leaves them; -1:
+        # the root, level -1 and parent -1)
+        self.seed.deliver()
+        gg.apply(pi, q, semirings.binary.second, right=np.int64(-1))
+        pi.set_format("dense")
         self._count()
 
     def _level(self, B, direction):
