@@ -116,7 +116,8 @@ class Inbox:
             self._host = np.frombuffer(self._pinned, dtype=np.int64, count=words)
             self._host[:] = 0
             self._staged = xp.zeros(words, dtype=np.int64)
-            self._copied = None  # the event after the last copy issued from _host
+            self._copied = xp.cuda.Event(disable_timing=True)  # after the last copy from _host
+            self._copied.record()
 
     def put(self, indices, values):
         """Send these entries (distinct indices; values cast to the Vector's type)."""
@@ -132,14 +133,13 @@ class Inbox:
         idx = idx.astype(np.int64)
         if len(idx) and (idx.min() < 0 or idx.max() >= self.size):
             raise IndexOutOfBounds(f"Inbox.put: an index outside [0, {self.size})")
-        if len(np.unique(idx)) != len(idx):
+        if len(idx) > 1 and len(np.unique(idx)) != len(idx):
             raise InvalidValue("Inbox.put: duplicate indices")
         vals = vals.astype(self.dtype.np_type)
         if not backend.is_gpu:
             self._sent = (idx, vals)
             return
-        if self._copied is not None:
-            self._copied.synchronize()   # (the last copy has read _host)
+        self._copied.synchronize()   # (the last copy has read _host)
         k = len(idx)
         self._host[0] = k
         self._host[1:1 + k] = idx
@@ -148,7 +148,7 @@ class Inbox:
         xp.cuda.runtime.memcpyAsync(self._staged.data.ptr, self._host.ctypes.data,
                                     self._host.nbytes, xp.cuda.runtime.memcpyHostToDevice,
                                     stream.ptr)
-        self._copied = stream.record()
+        self._copied.record(stream)
 
     def deliver(self):
         """v = the entries of the latest put (dense form, the Inbox's size and type; in
