@@ -95,7 +95,9 @@ def _kept_value(A, typed, s):
     """The one value every kept entry has, or None: valueeq compares in A's own type (no cast
     can merge values) and A's type has one bit pattern per value (not a float: -0.0 == 0.0),
     so its kept entries all hold the thunk (SuiteSparse's select gives the same iso result)."""
-    if (typed.op.name != "valueeq" or typed.type != A.dtype
+    from semirings import indexunary   # (at call time: semirings sits above the engine)
+
+    if (typed.op is not indexunary.valueeq or typed.type != A.dtype
             or np.dtype(A.dtype.np_type).kind == "f"):
         return None
     return s
