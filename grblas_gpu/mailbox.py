@@ -136,8 +136,9 @@ class Inbox:
         if len(idx) > 1 and len(np.unique(idx)) != len(idx):
             raise InvalidValue("Inbox.put: duplicate indices")
         vals = vals.astype(self.dtype.np_type)
-        if not backend.is_gpu:
-            self._sent = (idx, vals)
+        if not backend.is_gpu:   # (sorted, as a sparse Vector holds them)
+            order = np.argsort(idx)
+            self._sent = (idx[order], vals[order])
             return
         self._copied.synchronize()   # (the last copy has read _host)
         k = len(idx)
@@ -154,17 +155,14 @@ class Inbox:
         """v = the entries of the latest put (dense form, the Inbox's size and type; in
         stream order on the device)."""
         v = self.vector
+        if not backend.is_gpu:   # the entries as a sparse vector, then its dense form
+            v._swap_in(Vector._from_sparse(self.size, self.dtype, *self._sent))
+            v.set_format("dense")
+            return
         values, bitmap = replay.private_dense(v)
         if values is None or bitmap is None or v.dtype != self.dtype or v.size != self.size:
             values = xp.empty(self.size, dtype=self.dtype.np_type)
             bitmap = xp.empty(self.size, dtype=bool)
-        if backend.is_gpu:
-            _kernel.deliver(self._staged, self.capacity, values, bitmap)
-            nvals = None   # (known on the device only)
-        else:
-            idx, vals = self._sent
-            bitmap.fill(False)
-            values[idx] = vals
-            bitmap[idx] = True
-            nvals = len(idx)
-        v._set(self.size, self.dtype, sp=None, dn=(values, bitmap), nvals=nvals)
+        _kernel.deliver(self._staged, self.capacity, values, bitmap)
+        # (nvals is known on the device only)
+        v._set(self.size, self.dtype, sp=None, dn=(values, bitmap), nvals=None)

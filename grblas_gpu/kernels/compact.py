@@ -20,6 +20,7 @@ import numpy as np
 from .. import backend
 from . import launch
 from .cache import KernelKey, get_functions
+from .cuda_common import c_word_type
 from .segment import kept_pointers
 
 xp = backend.xp
@@ -126,9 +127,6 @@ extern "C" __global__ void kept_before_int64(const long long* ptr, long long nse
     kept_before<long long>(ptr, nseg1, pos, n, total, new_ptr); }
 """
 
-_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
-
-
 _NAMES = ("tile_counts", "tile_positions", "scatter_kept", "kept_before_int32",
           "kept_before_int64")
 
@@ -139,7 +137,7 @@ def _kernels(word=8):
 
     key = KernelKey("compact", "tiles", (), (f"word{word}",))
     return get_functions(
-        key, lambda: Template(_SOURCE).substitute(ROUNDS=ROUNDS, E=_WORDS[word]), _NAMES)
+        key, lambda: Template(_SOURCE).substitute(ROUNDS=ROUNDS, E=c_word_type(word)), _NAMES)
 
 
 def _tile_grid(ntiles):

@@ -91,6 +91,15 @@ def word_of(value, z):
     return w[0]
 
 
+def c_word_type(nbytes):
+    """The unsigned C type of ``nbytes`` (1, 2, 4 or 8) bytes: kernels that move values of
+    any type as raw words."""
+    return _WORDS[nbytes]
+
+
+_WORDS = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long"}
+
+
 def c_index_type(dtype):
     return "long long" if np.dtype(dtype).itemsize == 8 else "int"
 

@@ -12,7 +12,9 @@ increments: a recording replays the same launch, and each replay still posts a n
 """
 import numpy as np
 
+from .. import backend
 from .cache import KernelKey, get_kernel
+from .cuda_common import c_word_type
 
 __all__ = ["post", "deliver"]
 
@@ -56,22 +58,18 @@ extern "C" __global__ void inbox_deliver(const long long* __restrict__ staged,
 }
 """
 
-_VALUE_TYPES = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int",
-                8: "unsigned long long"}
-
 
 def deliver(staged, capacity, values, bitmap):
     """Clear ``bitmap`` and set the entries ``staged`` (a device array laid out as
     _DELIVER says) holds into ``values`` and ``bitmap``: two launches on the stream."""
     from string import Template
 
-    import cupy
-
-    word = _VALUE_TYPES[values.itemsize]
+    xp = backend.xp
+    word = c_word_type(values.itemsize)
     kernel = get_kernel(KernelKey("mailbox", "deliver", (), (word,)),
                         lambda: Template(_DELIVER).substitute(T=word), "inbox_deliver")
-    cupy.cuda.runtime.memsetAsync(bitmap.data.ptr, 0, bitmap.nbytes,
-                                  cupy.cuda.get_current_stream().ptr)
+    xp.cuda.runtime.memsetAsync(bitmap.data.ptr, 0, bitmap.nbytes,
+                                xp.cuda.get_current_stream().ptr)
     kernel((1,), (THREADS,), (staged, np.int64(capacity), values, bitmap))
 
 
