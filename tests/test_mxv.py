@@ -625,10 +625,12 @@ def test_value_masks_of_different_types_in_one_process(direction):
 
 # a full matrix (every position stored) is pulled without reading its indices (an entry's
 # index is its offset in its row or column): short rows, rows of thousands of entries (warp
-# items, as a BFS's n x 2 count matrix read by columns), masks, bitmap and full u
-@pytest.mark.parametrize("shape", [(40, 37), (3, 3000), (3000, 2)])
+# items, as a BFS's n x 2 count matrix read by columns; up to four rows of many blocks'
+# entries: spmv_few, its block results folded by the last block), masks, bitmap and full u
+@pytest.mark.parametrize("shape", [(40, 37), (3, 3000), (3000, 2), (4, 70001), (70001, 1)])
 @pytest.mark.parametrize("name, dtype", [("plus_second", "INT32"), ("min_plus", "FP64"),
-                                         ("any_second", "INT64"), ("plus_times", "INT64")])
+                                         ("any_second", "INT64"), ("plus_times", "INT64"),
+                                         ("plus_times", "FP32"), ("lor_land", "BOOL")])
 @pytest.mark.parametrize("mask_kind", ["none", "V", "~S"])
 def test_full_matrix_pull(shape, name, dtype, mask_kind):
     rng = np.random.default_rng(sum(shape))

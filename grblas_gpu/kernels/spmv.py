@@ -11,8 +11,8 @@ saturates, NaN -> 0). T holds entries only where the mask allows (``t_is_masked`
 NumPy: a vectorised gather of the allowed rows' entries, the products through the
 multiply's NumPy function, then ``segment_reduce`` per row.
 
-CuPy: four kernels from one template (``_PULL``), after the common prelude of
-``cuda_common.header``. An unmasked product over a full u whose monoid seldom reaches its
+CuPy: kernels from one template (``_PULL``, and ``_FEW`` for full B of a few rows), after the
+common prelude of ``cuda_common.header``. An unmasked product over a full u whose monoid seldom reaches its
 terminal value (plus, float min/max, ...) takes ``spmv_stream``; the others take
 ``spmv_rows`` (which skips excluded rows and stops early) and ``spmv_items``:
 
@@ -39,6 +39,10 @@ terminal value (plus, float min/max, ...) takes ``spmv_stream``; the others take
   rows (R-MAT hubs of 10^5 entries) from serialising on one warp. The chunk list is a
   property of B's row pointers, built once and cached (``plan_cache``).
 
+* ``spmv_few``: a full B of at most FEW_ROWS rows (a skinny product such as a BFS's frontier
+  count, the frontier times [deg 1]): one launch reads u once for every row, its blocks'
+  results folded by the last block to finish.
+
 The result is dense: values and a presence bitmap of length nrows (every row written once).
 """
 from string import Template
@@ -50,7 +54,7 @@ from .. import backend
 from ..types import cast, cast_scalar, lookup_dtype
 from .cache import KernelKey, get_functions
 from .cuda_common import c_cast, c_index_type, header
-from .launch import THREADS, grid, strided_grid
+from .launch import THREADS, grid, sm_count, strided_grid
 from .segment import segment_reduce
 
 xp = backend.xp
@@ -85,6 +89,10 @@ FINISH_WIDE = 256
 # shared memory) and at most STREAM_ROWS rows; longer rows are warp items
 STREAM_HALF = 1024
 STREAM_ROWS = 2048
+# a full B of at most this many rows (a skinny product: a BFS's frontier count over [deg 1])
+# takes spmv_few, one pass over u for all its rows
+FEW_ROWS = 4
+FEW_BLOCKS_PER_SM = 4  # its grid: a thread folds 16 entries a step
 # a non-complemented mask with at most this fraction of allowed rows is walked as a row list
 ROWLIST_MAX_DENSITY = 1 / 32
 _WIDTH_OVERRIDE = None  # benchmarks may force V
@@ -662,6 +670,174 @@ spmv_finish_wide(const long long* __restrict__ split_row,
 """
 
 
+_FEW = r"""
+// B full with R rows (few) of ``width`` entries, stored row after row (entry (r, k) at
+// r * width + k): T(r) = ⊕_k B(r,k) ⊗ u(k) for every row in one pass over u. A thread folds
+// 16 consecutive k at a time (u's 16 flags in one 16-byte load) into all R rows, a block
+// folds its threads, and the last block to finish (a ticket) folds the blocks' results: one
+// launch, in the same order every run (a BFS's frontier count over [deg 1] took three: a
+// row kernel with nothing to do, warp items over the two long rows, and their fold).
+#define R ${R}
+#define VEC_FEW ${VEC_FEW}
+// a load past L1 of any value type (__ldcg has no bool overload)
+template <int S> struct RawWord {};
+template <> struct RawWord<1> { typedef unsigned char T; };
+template <> struct RawWord<2> { typedef unsigned short T; };
+template <> struct RawWord<4> { typedef unsigned int T; };
+template <> struct RawWord<8> { typedef unsigned long long T; };
+template <typename T>
+__device__ __forceinline__ T load_l2(const T* p) {
+    typedef typename RawWord<sizeof(T)>::T U;
+    union { U u; T v; } x;
+    x.u = __ldcg(reinterpret_cast<const U*>(p));
+    return x.v;
+}
+extern "C" __global__ void __launch_bounds__(256)
+spmv_few(const long long width, const TA* __restrict__ ax, const TA a_iso,
+         const TU* __restrict__ ux, const unsigned char* __restrict__ umap, const TU u_iso,
+         const int u_full, const unsigned char* __restrict__ mmap, const TM* __restrict__ mval,
+         Z* __restrict__ out, unsigned char* __restrict__ present, Z* part,
+         unsigned char* part_has, unsigned int* ticket) {
+    __shared__ Z s_acc[8][R];
+    __shared__ bool s_has[8][R];
+    __shared__ bool s_last;
+    bool has[R], on[R];
+    Z acc[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        has[r] = false;
+        acc[r] = (Z)0;
+        on[r] = allowed(mmap, mval, r);
+    }
+    const long long stride = 16LL * gridDim.x * blockDim.x;
+    const bool words = ((size_t)umap & 15) == 0;
+    // B's rows start 16-byte aligned: its values are read 4 at a time
+    const bool vec = VEC_FEW && ((size_t)ax & 15) == 0 && (width * sizeof(TA)) % 16 == 0;
+    for (long long k0 = 16LL * ((long long)blockIdx.x * blockDim.x + threadIdx.x); k0 < width;
+         k0 += stride) {
+        union { uint4 w; unsigned char b[16]; } f;
+        if (u_full) {
+#pragma unroll
+            for (int i = 0; i < 16; ++i) f.b[i] = k0 + i < width;
+        } else if (words && k0 + 16 <= width) {
+            f.w = *reinterpret_cast<const uint4*>(umap + k0);
+        } else {
+#pragma unroll
+            for (int i = 0; i < 16; ++i) f.b[i] = (k0 + i < width) ? umap[k0 + i] : 0;
+        }
+        // 4 entries at a time: B's values (a 16-byte load a row where aligned) only where u
+        // has one of them, every load of the 4 issued before any is used
+#pragma unroll
+        for (int g = 0; g < 4; ++g) {
+            const unsigned int fg = (&f.w.x)[g];
+            if (!fg) continue;
+            const long long k4 = k0 + 4 * g;
+#if READ_A
+            TA a4[R][4];
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                if (vec && k4 + 4 <= width) {
+                    load4(ax + r * width, (POS)(k4 >> 2), (POS)width, a4[r]);
+                } else {
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) a4[r][i] = k4 + i < width ? ax[r * width + k4 + i] : (TA)0;
+                }
+            }
+#endif
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                if (((fg >> (8 * i)) & 0xFFu) == 0) continue;
+#if READ_U
+                const X uv = cast_u(ux[k4 + i]);
+#else
+                const X uv = cast_u(u_iso);
+#endif
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+#if READ_A
+                    const X av = cast_a(a4[r][i]);
+#else
+                    const X av = cast_a(a_iso);
+#endif
+                    if (on[r]) fold(has[r], acc[r], product(av, uv));
+                }
+            }
+        }
+    }
+    const int l = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        group_fold<32>(has[r], acc[r]);
+        if (l == 0) {
+            s_has[warp][r] = has[r];
+            s_acc[warp][r] = acc[r];
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x < R) {  // the block's result, published before its ticket is taken
+        const int r = threadIdx.x;
+        bool h = false;
+        Z a = (Z)0;
+        for (int w = 0; w < 8; ++w)
+            if (s_has[w][r]) fold(h, a, s_acc[w][r]);
+        part[(long long)blockIdx.x * R + r] = a;
+        part_has[(long long)blockIdx.x * R + r] = h;
+        __threadfence();
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) s_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!s_last) return;
+    __threadfence();
+    // the last block folds every block's result: thread t those of blocks t, t + 256, ...
+    // (read past L1, which holds none of them, all loads issued before any is used), then
+    // its warps and the block in order
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        has[r] = false;
+        acc[r] = (Z)0;
+    }
+    for (long long b0 = threadIdx.x; b0 < gridDim.x; b0 += 4 * blockDim.x) {
+        unsigned char ph[4][R];
+        Z pv[4][R];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            const long long b = b0 + j * blockDim.x;
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                ph[j][r] = b < gridDim.x ? load_l2(part_has + b * R + r) : 0;
+                pv[j][r] = b < gridDim.x ? load_l2(part + b * R + r) : (Z)0;
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+#pragma unroll
+            for (int r = 0; r < R; ++r)
+                if (ph[j][r]) fold(has[r], acc[r], pv[j][r]);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        group_fold<32>(has[r], acc[r]);
+        if (l == 0) {
+            s_has[warp][r] = has[r];
+            s_acc[warp][r] = acc[r];
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x < R) {
+        const int r = threadIdx.x;
+        bool h = false;
+        Z a = (Z)0;
+        for (int w = 0; w < 8; ++w)
+            if (s_has[w][r]) fold(h, a, s_acc[w][r]);
+        present[r] = h;
+        if (h) out[r] = a;
+    }
+    if (threadIdx.x == 0) *ticket = 0u;  // (for the next launch on the stream)
+}
+"""
+
+
 def operand_source(prod, ta, tu, ia, mask, read_a, read_u):
     """The prelude (cuda_common.header) plus the operand casts, ⊗ in mxv or vxm order, the
     mask test and the stop rule shared by the pull and push kernels."""
@@ -811,6 +987,8 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
     if n == 0:
         return "dense", out, present
     implicit = B.full_width > 0
+    if implicit and n <= FEW_ROWS:
+        return _few_rows_cuda(B, u, prod, mask, plan_cache, out, present)
     stream = _streams(prod, u, mask) and not implicit  # (the stream kernel reads idx)
     stops = _stops_often(prod)
     width = _WIDTH_OVERRIDE or (STOP_WIDTH if stops else vector_width(nnz / n))
@@ -868,6 +1046,47 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
 
 
 _PULL_KERNELS = ("spmv_rows", "spmv_items", "spmv_stream", "spmv_finish", "spmv_finish_wide")
+
+
+def _few_rows_cuda(B, u, prod, mask, plan_cache, out, present):
+    """A full B of at most FEW_ROWS rows: one spmv_few launch (see _FEW)."""
+    n, width = len(B.ptr) - 1, B.full_width
+    read_a, read_u = B.values is not None, u.values is not None
+    # (4-byte types and wider: a 16-byte load takes 4 values; bool needs no vector loads)
+    vec = read_a and B.dtype.np_type.itemsize >= 4
+    key = kernel_key("spmv", f"few{n}" + ("_vec16" if vec else ""), prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a,
+                     read_u)
+
+    def build():
+        return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
+                + Template(_PULL).substitute(V=2, VEC=int(vec), IMPLICIT=1, UNROLL=UNROLL,
+                                             POS="long long", STREAM_HALF=STREAM_HALF)
+                + Template(_FEW).substitute(R=n, VEC_FEW=int(vec)))
+
+    fn = get_functions(key, build, ("spmv_few",))
+    nblocks = max(1, min(-(-width // (16 * THREADS)), FEW_BLOCKS_PER_SM * sm_count()))
+    part, part_has, ticket = _few_scratch(plan_cache, B, n, nblocks, prod.tout)
+    d = dummy()
+    fn["spmv_few"]((nblocks,), (THREADS,), (
+        np.int64(width), B.values if read_a else d, scalar_arg(B.iso, B.dtype),
+        u.values if read_u else d, u.bitmap, scalar_arg(u.iso, u.dtype), np.int32(bool(u.full)),
+        mask.bitmap if mask is not None else d,
+        mask.values if (mask is not None and mask.values is not None) else d,
+        out, present, part, part_has, ticket))
+    return "dense", out, present
+
+
+def _few_scratch(plan_cache, B, nrows, nblocks, tout):
+    """spmv_few's block results and ticket (zero between launches), kept with B's plans:
+    calls on one stream run in order, so one set per shape and type serves them all."""
+    key = ("few_scratch", int(B.ptr.data.ptr), nrows, nblocks, tout.name)
+    bufs = plan_cache.get(key) if plan_cache is not None else None
+    if bufs is None:
+        bufs = (xp.empty(nblocks * nrows, dtype=tout.np_type),
+                xp.empty(nblocks * nrows, dtype=bool), xp.zeros(1, dtype=np.uint32))
+        if plan_cache is not None:
+            plan_cache[key] = bufs
+    return bufs
 
 
 def _partials(plan, tout):
