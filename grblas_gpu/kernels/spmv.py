@@ -692,6 +692,29 @@ __device__ __forceinline__ T load_l2(const T* p) {
     x.u = __ldcg(reinterpret_cast<const U*>(p));
     return x.v;
 }
+// the block's fold of each of the R rows: lane 0 of each warp leaves its warp's fold in
+// shared memory, and thread r < R folds row r's in warp order into (h, a) (every thread of
+// the block must call this)
+__device__ __forceinline__ void block_fold_rows(bool (&has)[R], Z (&acc)[R],
+                                                bool (&s_has)[8][R], Z (&s_acc)[8][R],
+                                                bool& h, Z& a) {
+    const int l = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        group_fold<32>(has[r], acc[r]);
+        if (l == 0) {
+            s_has[warp][r] = has[r];
+            s_acc[warp][r] = acc[r];
+        }
+    }
+    __syncthreads();
+    h = false;
+    a = (Z)0;
+    if (threadIdx.x < R)
+        for (int w = 0; w < 8; ++w)
+            if (s_has[w][threadIdx.x]) fold(h, a, s_acc[w][threadIdx.x]);
+}
+
 extern "C" __global__ void __launch_bounds__(256)
 spmv_few(const long long width, const TA* __restrict__ ax, const TA a_iso,
          const TU* __restrict__ ux, const unsigned char* __restrict__ umap, const TU u_iso,
@@ -764,24 +787,12 @@ spmv_few(const long long width, const TA* __restrict__ ax, const TA a_iso,
             }
         }
     }
-    const int l = threadIdx.x & 31, warp = threadIdx.x >> 5;
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        group_fold<32>(has[r], acc[r]);
-        if (l == 0) {
-            s_has[warp][r] = has[r];
-            s_acc[warp][r] = acc[r];
-        }
-    }
-    __syncthreads();
+    bool h;
+    Z a;
+    block_fold_rows(has, acc, s_has, s_acc, h, a);
     if (threadIdx.x < R) {  // the block's result, published before its ticket is taken
-        const int r = threadIdx.x;
-        bool h = false;
-        Z a = (Z)0;
-        for (int w = 0; w < 8; ++w)
-            if (s_has[w][r]) fold(h, a, s_acc[w][r]);
-        part[(long long)blockIdx.x * R + r] = a;
-        part_has[(long long)blockIdx.x * R + r] = h;
+        part[(long long)blockIdx.x * R + threadIdx.x] = a;
+        part_has[(long long)blockIdx.x * R + threadIdx.x] = h;
         __threadfence();
     }
     __syncthreads();
@@ -815,23 +826,10 @@ spmv_few(const long long width, const TA* __restrict__ ax, const TA a_iso,
             for (int r = 0; r < R; ++r)
                 if (ph[j][r]) fold(has[r], acc[r], pv[j][r]);
     }
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        group_fold<32>(has[r], acc[r]);
-        if (l == 0) {
-            s_has[warp][r] = has[r];
-            s_acc[warp][r] = acc[r];
-        }
-    }
-    __syncthreads();
+    block_fold_rows(has, acc, s_has, s_acc, h, a);
     if (threadIdx.x < R) {
-        const int r = threadIdx.x;
-        bool h = false;
-        Z a = (Z)0;
-        for (int w = 0; w < 8; ++w)
-            if (s_has[w][r]) fold(h, a, s_acc[w][r]);
-        present[r] = h;
-        if (h) out[r] = a;
+        present[threadIdx.x] = h;
+        if (h) out[threadIdx.x] = a;
     }
     if (threadIdx.x == 0) *ticket = 0u;  // (for the next launch on the stream)
 }
