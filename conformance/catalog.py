@@ -52,14 +52,27 @@ def gg_ops(kind):
         return {n: iu.lookup(n) for n in names if n not in SELECT_NAMES}
     ops = {}
     for name, op in getattr(sr, "REGISTRY", {}).get(kind, {}).items():
+        if kind == "binary" and getattr(op, "positional", False):
+            continue  # (firsti ...: a semiring's multiply only, tested as the semirings)
         ops.setdefault(op.name, op)  # aliases (div, oneb) collapse onto the canonical name
     return ops
 
 
+_POSITIONAL = ("firsti", "firsti1", "firstj", "firstj1", "secondi", "secondi1", "secondj",
+               "secondj1")
+
+
+def gb_positional(kind, name):
+    """Whether python-graphblas keeps this semiring under gb.semiring.ss (SuiteSparse's
+    positional ones: min_firsti, any_secondi, ...)."""
+    return kind == "semiring" and name.partition("_")[2] in _POSITIONAL
+
+
 def gb_names(kind):
     """python-graphblas's names for a kind, without building them (building a semiring can
-    compile a numba UDF: seconds). SuiteSparse-only positional semirings (gb.semiring.ss) are
-    not counted: the C API does not have them."""
+    compile a numba UDF: seconds). The positional semirings of gb.semiring.ss (SuiteSparse's
+    GxB ones) are counted; its positional binary operators are not (grblas_gpu has them as
+    semiring multiplies only)."""
     import graphblas as gb
     from graphblas.core.operator import OpBase
 
@@ -70,6 +83,8 @@ def gb_names(kind):
     names |= set(getattr(ns, "_delayed", {}))
     if kind == "indexunary":
         names -= set(SELECT_NAMES)
+    if kind == "semiring":
+        names |= {n for n in dir(gb.semiring.ss) if gb_positional(kind, n)}
     return names
 
 
@@ -89,6 +104,8 @@ def gb_op(kind, name):
     if name not in gb_names(kind):
         return None
     try:
+        if gb_positional(kind, name):
+            return getattr(gb.semiring.ss, name)
         return getattr(getattr(gb, _GB_NAMESPACE[kind]), name)
     except AttributeError:  # a UDF without numba
         return None
@@ -184,7 +201,8 @@ def gg_expr(kind, name):
 def gb_expr(kind, name):
     """Source text for python-graphblas's operator of that name."""
     if gb_op(kind, name) is not None:
-        return f"gb.{_GB_NAMESPACE[kind]}.{name}"
+        ss = ".ss" if gb_positional(kind, name) else ""
+        return f"gb.{_GB_NAMESPACE[kind]}{ss}.{name}"
     fallback = gb_fallback(kind, name)
     if fallback is None:
         raise KeyError(f"python-graphblas has no {kind} {name!r}")

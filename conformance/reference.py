@@ -28,7 +28,7 @@ def op_text(kind, name):
     name is built from its monoid and multiply (grblas_gpu's catalog says which, else the
     name's halves)."""
     if name in catalog.gb_names(kind):  # named there (built lazily, when the case runs)
-        return f"gb.{kind}.{name}"
+        return f"gb.{kind}{'.ss' if catalog.gb_positional(kind, name) else ''}.{name}"
     if kind == "semiring":
         fallback = catalog.gb_fallback(kind, name)
         if fallback:

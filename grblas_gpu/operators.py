@@ -18,7 +18,9 @@ def semiring(op, t1, t2):
 
 
 def binary(op, t1, t2=None):
-    return _semirings().resolve_binary(op, t1, t2)
+    """A value operator: positional ones (firsti ...) are refused, they multiply only in
+    semirings."""
+    return value_op(_semirings().resolve_binary(op, t1, t2))
 
 
 def monoid(op, t):
@@ -35,4 +37,19 @@ def accumulator(op, c_type, t_type=None):
     SuiteSparse casts T to C's type before accumulating (3 - 0.7 into INT32 gives 3)."""
     if op is None or (isinstance(op, str) and op.upper() == "MKL_GRAPH_ACCUMULATOR_NONE"):
         return None
-    return _semirings().resolve_binary(op, c_type)
+    return value_op(_semirings().resolve_binary(op, c_type))
+
+
+def is_positional(op):
+    """Whether op (a binary op or semiring, typed or not) multiplies by position."""
+    return _semirings().positional.is_positional(op)
+
+
+def value_op(typed):
+    """typed, unless it is positional (NotSupported)."""
+    if typed is not None and is_positional(typed):
+        from .errors import NotSupported
+
+        raise NotSupported(f"{typed.op!r} is positional: it is a semiring's multiply in mxm, "
+                           "mxv and vxm only, not an element-wise operator or accumulator")
+    return typed

@@ -108,6 +108,7 @@ class BinaryOp(_ExpressionOp):
     ufunc: Any = None
     coercions: dict = field(default_factory=dict)
     kind = "binary"
+    positional = False  # (semirings.positional: the term is an index, not f(x, y))
 
     @property
     def is_commutative(self):

@@ -26,6 +26,7 @@ from grblas_gpu.types import ALL_TYPES, INT64, lookup_dtype, unify
 from . import binary as _binary
 from . import table as _table
 from . import monoid as _monoid
+from . import positional as _positional
 from . import unary as _unary
 from ._core import BinaryOp, Monoid, Semiring, Typed, UnaryOp
 from .names import NVGRAPH_SEMIRINGS, ONEMKL_ACCUMULATORS, ONEMKL_SEMIRINGS, parse_c_name
@@ -41,6 +42,8 @@ for _kind, _mod, _ops in (("unary", _unary, _unary._OPS), ("binary", _binary, _b
                           ("semiring", _table, _table.SEMIRINGS)):
     REGISTRY[_kind].update(_ops)
     REGISTRY[_kind].update({a: _ops[n] for a, n in _mod.ALIASES.items()})
+REGISTRY["binary"].update(_positional.OPS)
+REGISTRY["semiring"].update(_positional.SEMIRINGS)
 
 _TYPED_NAME = re.compile(r"^(.*)\[\s*([A-Za-z0-9_]+)\s*\]$")
 

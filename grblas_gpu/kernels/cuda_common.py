@@ -2,7 +2,8 @@
 
 Every generated kernel begins with typedefs (index types IA, IB, IC, the semiring's input
 type X, the monoid's type Z and its storage word W) and two device functions pasted from
-the operators' C expressions: ``mult_op(x, y)`` (⊗, X×X→Z) and ``add_op(x, y)`` (⊕, Z×Z→Z).
+the operators' C expressions: ``mult_op(x, y, i, k, j)`` (⊗, X×X→Z; the term A(i,k) ⊗ B(k,j),
+whose indices only positional multiplies read) and ``add_op(x, y)`` (⊕, Z×Z→Z).
 ``accum(slot, z)`` folds z into a W-sized slot atomically: atomicAdd for PLUS on types that
 have one, a compare-and-swap loop otherwise, a plain store for ANY (any value is right).
 W is 4 bytes for types up to 4 bytes (the value sits in the low bytes), 8 otherwise, so the
@@ -27,7 +28,10 @@ typedef ${W} W;
 #define FULL_MASK 0xffffffffu
 #define ANY_MONOID ${ANY}
 #define PLUS_ATOMIC ${PLUS_ATOMIC}
-__device__ __forceinline__ Z mult_op(X x, X y) { return (Z)(${MULT}); }
+// (i, k, j: the term's indices in C = A ⊕.⊗ B, read only by positional multiplies)
+__device__ __forceinline__ Z mult_op(X x, X y, long long i, long long k, long long j) {
+    return (Z)(${MULT});
+}
 __device__ __forceinline__ Z add_op(Z x, Z y) { return (Z)(${ADD}); }
 
 union ZW { Z z; W w; };

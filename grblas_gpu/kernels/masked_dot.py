@@ -136,7 +136,12 @@ def _dot_numpy(a, b, mi, mj, mult, mon, present, out):
             if len(rep) == 0:
                 continue
             apos, bpos = (wpos, opos) if walk is a else (opos, wpos)
-            prod = cast(np.asarray(mult.numpy(a.values_at(apos, x), b.values_at(bpos, x))), z, np)
+            if mult.op.positional:   # the term A(i,k) ⊗ B(k,j) is one of its indices
+                prod = cast(mult.op.positions(mi[ents[rep]], walk.idx[wpos], mj[ents[rep]]),
+                            z, np)
+            else:
+                prod = cast(np.asarray(mult.numpy(a.values_at(apos, x), b.values_at(bpos, x))),
+                            z, np)
             prod = np.broadcast_to(prod, rep.shape).copy() if prod.ndim == 0 else prod
             new = np.ones(len(rep), dtype=bool)
             new[1:] = rep[1:] != rep[:-1]
@@ -185,7 +190,8 @@ __device__ void dot_thread(DOT_PARAMS(IM)) {
         const long long ka = Aj[pa], kb = Bi[pb];
         if (ka < kb) { ++pa; continue; }
         if (kb < ka) { ++pb; continue; }
-        const Z v = mult_op(value_at(Ax, pa, am), value_at(Bx, pb, bm));
+        const Z v = mult_op(value_at(Ax, pa, am), value_at(Bx, pb, bm), (long long)mi[e], ka,
+                            (long long)mj[e]);
         acc = has ? add_op(acc, v) : v;
         has = true;
         if (at_terminal(acc, terminal)) break;
@@ -231,8 +237,9 @@ __device__ void dot_group(DOT_PARAMS(IM)) {
             }
             const long long km = lo < l1 ? (a_short ? (long long)Bi[lo] : (long long)Aj[lo]) : -1;
             if (km == k) {
-                const Z v = a_short ? mult_op(value_at(Ax, s, am), value_at(Bx, lo, bm))
-                                    : mult_op(value_at(Ax, lo, am), value_at(Bx, s, bm));
+                const Z v = a_short
+                    ? mult_op(value_at(Ax, s, am), value_at(Bx, lo, bm), (long long)mi[e], k, (long long)mj[e])
+                    : mult_op(value_at(Ax, lo, am), value_at(Bx, s, bm), (long long)mi[e], k, (long long)mj[e]);
                 acc = has ? add_op(acc, v) : v;
                 has = true;
             }
@@ -311,6 +318,7 @@ __device__ void dot_hash(DOT_PARAMS(IM)) {
         for (int q = first; q <= last; ++q) {
             const IB* __restrict__ col = Bi + __shfl_sync(FULL_MASK, pb, q);
             const int len = __shfl_sync(FULL_MASK, lb, q);
+            const long long jq = (long long)mj[__shfl_sync(FULL_MASK, e, q)];  // (positional ⊗)
             bool has = false;
             Z acc = Z();
             for (int t = lane; __any_sync(FULL_MASK, t < len); t += 32 * HASH_UNROLL) {
@@ -330,7 +338,8 @@ __device__ void dot_hash(DOT_PARAMS(IM)) {
                     }
                     if (slot >= 0) {
                         const Z v = mult_op(value_at(Ax, pa + where[slot], am),
-                                            value_at(Bx, (col - Bi) + t + 32 * u, bm));
+                                            value_at(Bx, (col - Bi) + t + 32 * u, bm),
+                                            i, k[u], jq);
                         acc = has ? add_op(acc, v) : v;
                         has = true;
                     }

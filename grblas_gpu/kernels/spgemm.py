@@ -127,9 +127,12 @@ def _esc(a, b, ncols, mult, mon, flops):
         else:
             order = np.lexsort((cols, rows))
         rows, cols = rows[order], cols[order]
-        xa = a.values_at(p0 + rep[order], x)
-        yb = b.values_at(bpos[order], x)
-        prod = cast(np.asarray(mult.numpy(xa, yb)), z, np)
+        if mult.op.positional:   # the term A(i,k) ⊗ B(k,j) is one of its indices
+            prod = cast(mult.op.positions(rows + r0, a.idx[p0 + rep[order]], cols), z, np)
+        else:
+            xa = a.values_at(p0 + rep[order], x)
+            yb = b.values_at(bpos[order], x)
+            prod = cast(np.asarray(mult.numpy(xa, yb)), z, np)
         new = np.ones(len(rows), dtype=bool)
         new[1:] = (rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1])
         starts = np.nonzero(new)[0]

@@ -89,7 +89,7 @@ __device__ __forceinline__ void row_products(
         for (long long q = Bp[k] + lane; q < qb; q += 32) {
             bool added;
             unsigned long long s = insert(keys, mask, (K)Bj[q], &added);
-            if (NUMERIC) accum(&vals[s], mult_op(x, value_at(Bx, q, bm)));
+            if (NUMERIC) accum(&vals[s], mult_op(x, value_at(Bx, q, bm), row, k, (long long)Bj[q]));
             else if (added) atomicAdd(cnt, 1ull);
         }
     }
@@ -240,7 +240,7 @@ extern "C" __global__ void __launch_bounds__(${HT}) num_spa(
             const X x = value_at(Ax, p, am);
             for (long long q = Bp[k] + lane; q < Bp[k + 1]; q += 32) {
                 const long long c = Bj[q];
-                accum(&vals[c], mult_op(x, value_at(Bx, q, bm)));
+                accum(&vals[c], mult_op(x, value_at(Bx, q, bm), row, k, c));
                 flags[c] = stamp;
             }
         }

@@ -366,7 +366,9 @@ __device__ __forceinline__ void gather_one(
         Z* __restrict__ ws, unsigned char* __restrict__ present, long long f, long long p) {
     const long long i = (long long)idx[p];
     if (allowed(mmap, mval, i))
-        fold(ws, present, i, product(a_at(ax, a_iso, p), u_at(fval, fidx, u_iso, f)), term);
+        fold(ws, present, i,
+             product(a_at(ax, a_iso, p), u_at(fval, fidx, u_iso, f), i, (long long)fidx[f]),
+             term);
 }
 
 // inclusive running maximum over s[0 .. EDGES_PER_BLOCK) by a block of EDGES_THREADS, each
@@ -469,7 +471,9 @@ spmspv_edges(const IA* __restrict__ ptr, const IA* __restrict__ idx, const TA* _
 #endif
 #pragma unroll
             for (int r = 0; r < PER_THREAD; r++)
-                if (i[r] >= 0) fold(ws, present, i[r], product(a[r], x[r]), term);
+                if (i[r] >= 0)
+                    fold(ws, present, i[r], product(a[r], x[r], i[r], (long long)fidx[f[r]]),
+                         term);
         } else {
             for (long long e = e0 + threadIdx.x; e < e1; e += EDGES_THREADS) {
                 long long lo = flo, hi = flo + span;  // OFF(lo) <= e < OFF(lo + 1)
@@ -638,7 +642,7 @@ def _push_numpy(B, u, prod, mask, nout):
         pos, owner, i = pos[keep], owner[keep], i[keep]
     a = spmv.operand_values(B, pos, prod.tin)
     x = spmv.operand_values(u, owner, prod.tin)
-    z = spmv.apply_product(prod, a, x)
+    z = spmv.apply_product(prod, a, x, i, u.indices[owner].astype(np.int64))
     order = xp.argsort(i, kind="stable")
     out, vals = spmv.fold_sorted(i[order], z[order], prod)
     return "sparse", out, vals

@@ -151,9 +151,16 @@ class Product(NamedTuple):
     def reads(self):
         """(reads the matrix's values, reads the vector's values): pair reads neither, first
         only x, second and any (which returns y) only y."""
+        if self.positional:
+            return False, False
         name = self.semiring.op.multiply.name
         rx, ry = name not in ("pair", "second", "any"), name not in ("pair", "first")
         return (rx, ry) if self.matrix_first else (ry, rx)
+
+    @property
+    def positional(self):
+        """⊗ is an index of the term (firsti, secondj, ...), not a function of values."""
+        return self.semiring.op.multiply.positional
 
     @property
     def stop(self):
@@ -196,9 +203,15 @@ def operand_values(op, where, tin):
     return cast(op.values[where], tin, xp)
 
 
-def apply_product(prod, a, x):
-    """⊗ over matched operand arrays (a: matrix values, x: vector values), in T's type."""
-    fn = prod.semiring.op.multiply.numpy
+def apply_product(prod, a, x, o, k):
+    """⊗ over matched operand arrays (a: matrix values, x: vector values; o: the output's
+    index of each term, k: its inner index), in T's type."""
+    mult = prod.semiring.op.multiply
+    if mult.positional:  # mxv: A(o,k) ⊗ u(k), the term (i, k, j) = (o, k, 0); vxm: (0, k, o)
+        zero = xp.zeros_like(k)
+        z = mult.positions(o, k, zero) if prod.matrix_first else mult.positions(zero, k, o)
+        return cast(z, prod.tout, xp)
+    fn = mult.numpy
     z = fn(a, x) if prod.matrix_first else fn(x, a)
     z = xp.asarray(z)
     if z.shape != a.shape:
@@ -237,7 +250,8 @@ def _pull_numpy(B, u, prod, mask):
     if not u.full:
         keep = u.bitmap[j]
         pos, owner, j = pos[keep], owner[keep], j[keep]
-    z = apply_product(prod, operand_values(B, pos, prod.tin), operand_values(u, j, prod.tin))
+    z = apply_product(prod, operand_values(B, pos, prod.tin), operand_values(u, j, prod.tin),
+                      rows[owner], j)
     out_rows, vals = fold_sorted(rows[owner], z, prod)
     return "sparse", out_rows.astype(np.int64), vals
 
@@ -256,11 +270,13 @@ typedef ${TM} TM;   // the mask's value type
 
 __device__ __forceinline__ X cast_a(TA v) { return ${CAST_A}; }
 __device__ __forceinline__ X cast_u(TU v) { return ${CAST_U}; }
-__device__ __forceinline__ Z product(X a, X u) {
+// B's entry (o, k) times u(k), o being the output's index: A(o,k) ⊗ u(k) in mxv (j = 0),
+// u(k) ⊗ A(k,o) in vxm (i = 0)
+__device__ __forceinline__ Z product(X a, X u, long long o, long long k) {
 #if MATRIX_FIRST
-    return mult_op(a, u);
+    return mult_op(a, u, o, k, 0);
 #else
-    return mult_op(u, a);
+    return mult_op(u, a, 0, k, o);
 #endif
 }
 __device__ __forceinline__ void fold(bool& has, Z& acc, Z v) {
@@ -334,7 +350,7 @@ __device__ __forceinline__ void range_fold(
         const IA* __restrict__ idx, const POS width, const TA* __restrict__ ax,
         const TA a_iso, const TU* __restrict__ ux, const unsigned char* __restrict__ umap,
         const TU u_iso, const int u_full, POS s, POS e, POS nnz, const Z term,
-        unsigned gmask, int l, bool& has, Z& acc) {
+        unsigned gmask, int l, long long o, bool& has, Z& acc) {
     const POS q0 = s >> 2, q1 = (e + 3) >> 2;
 #if IMPLICIT
     const POS base = s - s % width;  // the start of the vector s..e-1 lies in
@@ -407,9 +423,9 @@ __device__ __forceinline__ void range_fold(
                 const TU uv = u_iso;
 #endif
 #if READ_A
-                fold(has, acc, product(cast_a(a4[r][k]), cast_u(uv)));
+                fold(has, acc, product(cast_a(a4[r][k]), cast_u(uv), o, j));
 #else
-                fold(has, acc, product(cast_a(a_iso), cast_u(uv)));
+                fold(has, acc, product(cast_a(a_iso), cast_u(uv), o, j));
 #endif
 #if STOP
                 // the lane's next entries are looked up one at a time once it may stop: ANY
@@ -486,7 +502,7 @@ spmv_rows(const IA* __restrict__ ptr, const long long* __restrict__ rowlist, con
             Z acc = (Z)0;
             if (mine)
                 range_fold<V>(idx, (POS)full_width, ax, a_iso, ux, umap, u_iso, u_full, rs, re,
-                              nnz, term, gmask, l, has, acc);
+                              nnz, term, gmask, l, r, has, acc);
             group_fold<V>(has, acc);
             if (mine && l == 0) {
                 present[r] = has;
@@ -513,7 +529,7 @@ __device__ __forceinline__ void fold_item(const long long w, const int l, ITEMS,
     if (allowed(mmap, mval, row))
         range_fold<32, ITEM_UNROLL>(idx, (POS)full_width, ax, a_iso, ux, umap, u_iso, u_full,
                        (POS)item_begin[w],
-                       (POS)item_end[w], (POS)nnz, term, FULL_MASK, l, has, acc);
+                       (POS)item_end[w], (POS)nnz, term, FULL_MASK, l, row, has, acc);
     group_fold<32>(has, acc);
     if (l == 0) {
         if (item_alone[w]) {
@@ -593,10 +609,11 @@ spmv_stream(const IA* __restrict__ ptr, const long long* __restrict__ block_rows
 #else
                 const TU uv = u_iso;
 #endif
+                // (the entry's row is not known here: positional multiplies never stream)
 #if READ_A
-                z.v[k] = product(cast_a(a4[r][k]), cast_u(uv));
+                z.v[k] = product(cast_a(a4[r][k]), cast_u(uv), 0, j);
 #else
-                z.v[k] = product(cast_a(a_iso), cast_u(uv));
+                z.v[k] = product(cast_a(a_iso), cast_u(uv), 0, j);
 #endif
             }
         }
@@ -782,7 +799,7 @@ spmv_few(const long long width, const TA* __restrict__ ax, const TA a_iso,
 #else
                     const X av = cast_a(a_iso);
 #endif
-                    if (on[r]) fold(has[r], acc[r], product(av, uv));
+                    if (on[r]) fold(has[r], acc[r], product(av, uv, r, k4 + i));
                 }
             }
         }
@@ -971,7 +988,7 @@ def _streams(prod, u, mask):
     """Whether a pull takes the stream kernel: for a full u (the row kernel reads a bitmap as
     fast), not under a mask (the row kernel skips the excluded rows' entries unread), nor
     where stopping early pays."""
-    return u.full and mask is None and not _stops_often(prod)
+    return u.full and mask is None and not _stops_often(prod) and not prod.positional
 
 
 def _pull_cuda(B, u, prod, mask, plan_cache):

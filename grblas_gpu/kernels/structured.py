@@ -33,7 +33,7 @@ def structured_product(a, b, mult, mon):
     """(kind, (indptr, indices, values)) when A has at most one entry per row or B is
     diagonal, else None. A B whose shape is already known (kept with its matrix: a
     Matrix.diag, or one read before) is tried first: then A's shape is never read."""
-    if len(a.idx) == 0:
+    if len(a.idx) == 0 or mult.op.positional:  # (its terms need i, k, j: the general kernels)
         return None
     b_could_be_diagonal = 0 < len(b.idx) <= b.n
     if b_could_be_diagonal and _is_diagonal(_known_shape(b), b.n):

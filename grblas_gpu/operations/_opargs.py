@@ -91,7 +91,7 @@ def bound_binary(op, t1, t2):
         return base.binop[t] if t is not None else _typed_binary(base.binop, t1, t2)
     if _kind(base) != "binary":
         raise DomainMismatch(f"{op!r} is not a binary operator or monoid")
-    return op if t is not None else _typed_binary(base, t1, t2)
+    return operators.value_op(op) if t is not None else _typed_binary(base, t1, t2)
 
 
 def _typed_binary(op, t1, t2):
