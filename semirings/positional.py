@@ -27,7 +27,7 @@ from grblas_gpu.types import ALL_TYPES, INT32, INT64
 from . import monoid as M
 from ._core import BinaryOp, Semiring
 
-__all__ = ["PositionalOp", "is_positional", "positions", "OPS", "SEMIRINGS", "MONOIDS"]
+__all__ = ["PositionalOp", "is_positional", "OPS", "SEMIRINGS", "MONOIDS"]
 
 MONOIDS = ("any", "min", "max", "plus", "times")
 _RUN_AT = {t: INT64 for t in ALL_TYPES if t not in (INT32, INT64)}
@@ -74,8 +74,3 @@ def is_positional(op):
     op = getattr(op, "op", op)
     op = getattr(op, "multiply", op)
     return bool(getattr(op, "positional", False))
-
-
-def positions(multiply, i, k, j):
-    """The terms of a (typed or untyped) positional multiply from their index arrays."""
-    return getattr(multiply, "op", multiply).positions(i, k, j)
