@@ -58,14 +58,12 @@ def gg_ops(kind):
     return ops
 
 
-_POSITIONAL = ("firsti", "firsti1", "firstj", "firstj1", "secondi", "secondi1", "secondj",
-               "secondj1")
-
-
 def gb_positional(kind, name):
     """Whether python-graphblas keeps this semiring under gb.semiring.ss (SuiteSparse's
-    positional ones: min_firsti, any_secondi, ...)."""
-    return kind == "semiring" and name.partition("_")[2] in _POSITIONAL
+    positional ones, min_firsti, any_secondi, ...: the multiplies of semirings.positional)."""
+    sr = _semirings()
+    return (kind == "semiring" and sr is not None
+            and name.partition("_")[2] in sr.positional.OPS)
 
 
 def gb_names(kind):
