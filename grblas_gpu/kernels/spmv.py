@@ -991,19 +991,39 @@ def _streams(prod, u, mask):
     return u.full and mask is None and not _stops_often(prod) and not prod.positional
 
 
-def _pull_cuda(B, u, prod, mask, plan_cache):
-    n = len(B.ptr) - 1
-    nnz = len(B.idx)
+class _PullSetup(NamedTuple):
+    """What a pull launches for one B, one kind of u and mask and one product: decided once
+    and kept with B's plans (:func:`_pull_setup`)."""
+    fn: Any          # the module's kernels
+    stream: bool     # spmv_stream, else spmv_rows and spmv_items
+    plan: dict
+    scalars: tuple   # (full width, B's iso, u's iso, u full, nnz, terminal) as kernel arguments
+    partials: tuple  # the long rows' partial results and their flags
+
+
+def _pull_setup(B, u, prod, mask, plan_cache):
+    """The kernels, plan and scalar arguments of a pull, memoised per B (its arrays' addresses),
+    product, operand types, iso values and mask kind in ``plan_cache``: the decisions and
+    lookups below cost more host time than the launch, which on a single call the device
+    waits for."""
+    key = None
+    if plan_cache is not None and _keyable(B.iso) and _keyable(u.iso):
+        mkind = None if mask is None else (
+            None if mask.values is None else mask.values.dtype, mask.complement,
+            mask.rows is None)
+        key = (prod, int(B.ptr.data.ptr), len(B.ptr), int(B.idx.data.ptr),
+               None if B.values is None else int(B.values.data.ptr), B.dtype, B.full_width,
+               type(B.iso), B.iso, u.dtype, u.values is None, type(u.iso), u.iso, u.full,
+               mkind, _WIDTH_OVERRIDE)
+        setups = plan_cache.get("pull_setups")
+        if setups is None or len(setups) > 64:  # (distinct iso values: keep it bounded)
+            setups = plan_cache["pull_setups"] = {}
+        found = setups.get(key)
+        if found is not None:
+            return found
+    n, nnz = len(B.ptr) - 1, len(B.idx)
     tout = prod.tout
-    read_a, read_u = B.values is not None, u.values is not None
-    rows = mask.rows if mask is not None else None
-    out = xp.empty(n, dtype=tout.np_type)
-    present = (xp.zeros if rows is not None else xp.empty)(n, dtype=bool)
-    if n == 0:
-        return "dense", out, present
     implicit = B.full_width > 0
-    if implicit and n <= FEW_ROWS:
-        return _few_rows_cuda(B, u, prod, mask, plan_cache, out, present)
     stream = _streams(prod, u, mask) and not implicit  # (the stream kernel reads idx)
     stops = _stops_often(prod)
     width = _WIDTH_OVERRIDE or (STOP_WIDTH if stops else vector_width(nnz / n))
@@ -1014,10 +1034,11 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
     # 32-bit positions while 4 * (nnz / 4 + 1) fits, with room for the vector tail
     pos_type = np.int32 if nnz < 2**31 - 64 else np.int64
     variant = f"stream{STREAM_HALF}" if stream else f"pull_V{v}x{UNROLL}"
-    key = kernel_key("spmv", variant + ("_vec16" if vec else ""), prod, B.dtype,
-                     u.dtype, B.idx.dtype, mask, read_a, read_u,
-                     extra=(("pos", np.dtype(pos_type).name),
-                            ("idx", "implicit" if implicit else "stored")))
+    read_a, read_u = B.values is not None, u.values is not None
+    key_ = kernel_key("spmv", variant + ("_vec16" if vec else ""), prod, B.dtype,
+                      u.dtype, B.idx.dtype, mask, read_a, read_u,
+                      extra=(("pos", np.dtype(pos_type).name),
+                             ("idx", "implicit" if implicit else "stored")))
 
     def build():
         return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
@@ -1025,17 +1046,43 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
                                              UNROLL=UNROLL,
                                              POS=c_index_type(pos_type), STREAM_HALF=STREAM_HALF))
 
-    fn = get_functions(key, build, _PULL_KERNELS)
+    fn = get_functions(key_, build, _PULL_KERNELS)
     _, term = prod.stop
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
+    scalars = (np.int64(B.full_width), scalar_arg(B.iso, B.dtype), scalar_arg(u.iso, u.dtype),
+               np.int32(bool(u.full)), np.int64(nnz), term)
+    setup = _PullSetup(fn, stream, plan, scalars, _partials(plan, tout))
+    if key is not None:
+        setups[key] = setup
+    return setup
+
+
+def _keyable(iso):
+    """An iso value that may key a memo: hashable, and equal only to itself (not a float
+    zero, -0.0 == 0.0, nor NaN, NaN != NaN)."""
+    if iso is None or isinstance(iso, (bool, int, np.bool_, np.integer)):
+        return True
+    return isinstance(iso, (float, np.floating)) and iso == iso and iso != 0
+
+
+def _pull_cuda(B, u, prod, mask, plan_cache):
+    n = len(B.ptr) - 1
+    rows = mask.rows if mask is not None else None
+    out = xp.empty(n, dtype=prod.tout.np_type)
+    present = (xp.zeros if rows is not None else xp.empty)(n, dtype=bool)
+    if n == 0:
+        return "dense", out, present
+    if B.full_width > 0 and n <= FEW_ROWS:
+        return _few_rows_cuda(B, u, prod, mask, plan_cache, out, present)
+    fn, stream, plan, scalars, (part, part_has) = _pull_setup(B, u, prod, mask, plan_cache)
+    full_width, b_iso, u_iso, u_full, nnz, term = scalars
     d = dummy()
-    operands = (B.idx, np.int64(B.full_width), B.values if read_a else d, scalar_arg(B.iso, B.dtype),
-                u.values if read_u else d, u.bitmap, scalar_arg(u.iso, u.dtype), np.int32(bool(u.full)),
-                mask.bitmap if mask is not None else d,
-                mask.values if (mask is not None and mask.values is not None) else d,
-                np.int64(nnz), term, out, present)
+    operands = (B.idx, full_width, d if B.values is None else B.values, b_iso,
+                d if u.values is None else u.values, u.bitmap, u_iso, u_full,
+                d if mask is None else mask.bitmap,
+                d if (mask is None or mask.values is None) else mask.values,
+                nnz, term, out, present)
     nitems = len(plan["item_row"])
-    part, part_has = _partials(plan, tout)
     items = (plan["item_row"], plan["item_begin"], plan["item_end"], plan["item_alone"],
              np.int64(nitems), part, part_has)
     if stream:  # the long rows' items in the first blocks of the same launch
