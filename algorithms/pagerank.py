@@ -121,11 +121,11 @@ def _power_method(P, alpha, bm, x, tol, max_iter, trace):
     n, dt = P.nrows, float_type(P)
     G, b = _fixed_operands(P, alpha, bm, dt)
     y, work = gg.Vector(dt, n), gg.Vector(dt, n)
-    d, s, r2 = gg.Vector(dt, 1), gg.Vector(dt, 1), gg.Vector(dt, 1)
+    d, s = gg.Vector(dt, 1), gg.Vector(dt, 1)
     zero = dt.np_type.type(0)  # (a Python 0 would make the subtraction FP64)
     _normalize(x, 2, s, work)
 
-    def power_step(tmp, pr):
+    def power_step(tmp, pr, r2, box):
         # pr = tmp +.* G          (alpha Pᵀ tmp)
         gg.vxm(pr, tmp, G, semirings.plus_times)
         # d = Σ b .* tmp          ((a · tmp) / n)
@@ -138,14 +138,23 @@ def _power_method(P, alpha, bm, x, tol, max_iter, trace):
         gg.ewise_union(work, pr, zero, tmp, zero, SQUARED_DIFFERENCE)
         # r2 = Σ work             (the squared residual, on the device)
         gg.reduce_scalar(work, semirings.monoid.plus, out=r2)
+        box.post()
 
     # tmp and pr trade places each iteration (no copy): on the GPU each direction is one
-    # graph launch
-    steps = (gg.Replay(lambda: power_step(x, y)), gg.Replay(lambda: power_step(y, x)))
+    # graph launch, posting its residual to its own mailbox
+    r2 = (gg.Vector(dt, 1), gg.Vector(dt, 1))
+    boxes = (gg.Mailbox(r2[0]), gg.Mailbox(r2[1]))
+    steps = (gg.Replay(lambda: power_step(x, y, r2[0], boxes[0])),
+             gg.Replay(lambda: power_step(y, x, r2[1], boxes[1])))
+    steps[0]()
     for it in range(1, max_iter + 1):
-        steps[(it - 1) % 2]()
+        # the next iteration is issued before this one's residual is read, so the device
+        # never waits for the host; if this one converged, the next only overwrote the
+        # iterate before this one
+        if it < max_iter:
+            steps[it % 2]()
         # r = sqrt(r2)   (the one scalar read per iteration)
-        r = math.sqrt(max(float(r2[0]), 0.0))
+        r = math.sqrt(max(float(boxes[(it - 1) % 2].take()[0]), 0.0))
         emit(trace, iteration=it, residual=r)
         if r < tol:
             break
