@@ -158,6 +158,8 @@ def _power_method(P, alpha, bm, x, tol, max_iter, trace):
         emit(trace, iteration=it, residual=r)
         if r < tol:
             break
+    if it < max_iter:  # the step issued past convergence: done before its vectors are freed
+        boxes[it % 2].take()
     latest = y if it % 2 else x
     _normalize(latest, 1, s, work)
     if r >= tol:
