@@ -1011,7 +1011,7 @@ def _pull_setup(B, u, prod, mask, plan_cache):
         mkind = None if mask is None else (
             None if mask.values is None else mask.values.dtype, mask.complement,
             mask.rows is None)
-        key = (prod, int(B.ptr.data.ptr), len(B.ptr), int(B.idx.data.ptr),
+        key = (prod, int(B.ptr.data.ptr), len(B.ptr), int(B.idx.data.ptr), len(B.idx),
                None if B.values is None else int(B.values.data.ptr), B.dtype, B.full_width,
                type(B.iso), B.iso, u.dtype, u.values is None, type(u.iso), u.iso, u.full,
                mkind, _WIDTH_OVERRIDE)
@@ -1035,10 +1035,10 @@ def _pull_setup(B, u, prod, mask, plan_cache):
     pos_type = np.int32 if nnz < 2**31 - 64 else np.int64
     variant = f"stream{STREAM_HALF}" if stream else f"pull_V{v}x{UNROLL}"
     read_a, read_u = B.values is not None, u.values is not None
-    key_ = kernel_key("spmv", variant + ("_vec16" if vec else ""), prod, B.dtype,
-                      u.dtype, B.idx.dtype, mask, read_a, read_u,
-                      extra=(("pos", np.dtype(pos_type).name),
-                             ("idx", "implicit" if implicit else "stored")))
+    module_key = kernel_key("spmv", variant + ("_vec16" if vec else ""), prod, B.dtype,
+                            u.dtype, B.idx.dtype, mask, read_a, read_u,
+                            extra=(("pos", np.dtype(pos_type).name),
+                                   ("idx", "implicit" if implicit else "stored")))
 
     def build():
         return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
@@ -1046,7 +1046,7 @@ def _pull_setup(B, u, prod, mask, plan_cache):
                                              UNROLL=UNROLL,
                                              POS=c_index_type(pos_type), STREAM_HALF=STREAM_HALF))
 
-    fn = get_functions(key_, build, _PULL_KERNELS)
+    fn = get_functions(module_key, build, _PULL_KERNELS)
     _, term = prod.stop
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
     scalars = (np.int64(B.full_width), scalar_arg(B.iso, B.dtype), scalar_arg(u.iso, u.dtype),
