@@ -12,9 +12,9 @@ NumPy: a vectorised gather of the allowed rows' entries, the products through th
 multiply's NumPy function, then ``segment_reduce`` per row.
 
 CuPy: kernels from one template (``_PULL``, and ``_FEW`` for full B of a few rows), after the
-common prelude of ``cuda_common.header``. An unmasked product over a full u whose monoid seldom reaches its
-terminal value (plus, float min/max, ...) takes ``spmv_stream``; the others take
-``spmv_rows`` (which skips excluded rows and stops early) and ``spmv_items``:
+common prelude of ``cuda_common.header``. An unmasked product over a full u whose monoid
+seldom reaches its terminal value (plus, float min/max, ...) takes ``spmv_stream``; the
+others take ``spmv_rows`` (which skips excluded rows and stops early) and ``spmv_items``:
 
 * ``spmv_stream``: a block per stretch of STREAM_HALF entries takes the rows starting in it
   (at most 2 * STREAM_HALF entries), reads them with coalesced 16-byte loads, computes every
@@ -1116,8 +1116,8 @@ def _few_rows_cuda(B, u, prod, mask, plan_cache, out, present):
     read_a, read_u = B.values is not None, u.values is not None
     # (4-byte types and wider: a 16-byte load takes 4 values; bool needs no vector loads)
     vec = read_a and B.dtype.np_type.itemsize >= 4
-    key = kernel_key("spmv", f"few{n}" + ("_vec16" if vec else ""), prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a,
-                     read_u)
+    key = kernel_key("spmv", f"few{n}" + ("_vec16" if vec else ""), prod, B.dtype, u.dtype,
+                     B.idx.dtype, mask, read_a, read_u)
 
     def build():
         return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
