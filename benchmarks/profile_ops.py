@@ -76,7 +76,7 @@ def _bfs(scale):
     S = gg.apply(gg.Matrix(index_type(n), n, n), A, semirings.unary.one)
     deg = gg.reduce_rowwise(gg.Vector(gg.INT64, n), S, semirings.monoid.plus)
     src = int(backend.to_scalar(backend.xp.argmax(deg.to_dense(device=True))))
-    return lambda: algorithms.bfs_advanced(S, src, AT=S, out_degree=deg)
+    return lambda: algorithms.bfs_advanced(S, src, AT=S)
 
 
 def _pagerank(scale):

@@ -101,34 +101,38 @@ def test_rmat_undirected_graph500(seed):
 
 
 def test_repeated_searches_on_one_graph_reuse_the_workspace():
-    """bfs_advanced keeps its vectors and recorded level steps with S: later searches from
-    other sources (replayed steps on the GPU), interleaved with a change of out_degree's
-    content and of S itself (each makes the workspace again), give the right trees."""
+    """bfs_advanced keeps its level kernels' state and recorded batch with S: later searches
+    from other sources (replayed batches on the GPU), interleaved with new content for AT
+    (which makes the workspace again) and for S itself, give the right trees, each in new
+    arrays (an earlier search's results stay as they were)."""
     A = generate.rmat(10, seed=3)
     S = scipy_of(A)
     P = gg.apply(gg.Matrix(gg.INT32, A.nrows, A.ncols), A, "one")
-    deg = gg.reduce_rowwise(gg.Vector(gg.INT64, A.nrows), P, "plus")
+    T = gg.transpose(gg.Matrix(gg.INT32, A.nrows, A.ncols), P)   # (P is symmetric)
     degrees = np.diff(S.indptr)
     sources = [int(s) for s in np.argsort(-degrees)[:4]] + [int(np.nonzero(degrees)[0][-1])]
+    results = []
     for k, source in enumerate(sources * 2):
-        if k == 6:  # new content for out_degree (same values): the workspace is made again
-            deg = gg.reduce_rowwise(deg, P, "plus")
-        dist, pred = bfs_advanced(P, source, AT=P, out_degree=deg)
+        if k == 6:  # new content for AT (the same values): the workspace is made again
+            gg.apply(T, P, "one")
+        dist, pred = bfs_advanced(P, source, AT=T)
+        results.append((source, dist, pred))
         np.testing.assert_array_equal(host(dist), reference_levels(S, source))
         check_graph500(S, source, host(dist), host(pred))
+    for source, dist, pred in results:
+        np.testing.assert_array_equal(host(dist), reference_levels(S, source))
     ws = P.memo("algorithms.bfs", dict)["workspace"]
     if backend.is_gpu:
-        for step in (ws.begin, ws.push_level, ws.pull_level):
-            assert step.recorded and step.plain_calls == 0, step.why_not_recorded
+        assert ws.run_levels.recorded and ws.run_levels.plain_calls == 0, \
+            ws.run_levels.why_not_recorded
     # S changed: its memo is gone, and the search runs on the new graph
     keep = host(A.to_coo()[0]) != 0
     rows, cols, _ = A.to_coo()
     B = gg.Matrix.from_coo(rows[keep], cols[keep], 1, nrows=A.nrows, ncols=A.ncols,
                            dtype=gg.INT32)
     gg.apply(P, B, "one")
-    deg2 = gg.reduce_rowwise(gg.Vector(gg.INT64, A.nrows), P, "plus")
     S2 = scipy_of(B)
-    dist, pred = bfs_advanced(P, sources[1], out_degree=deg2, AT=None)
+    dist, pred = bfs_advanced(P, sources[1], AT=None)
     np.testing.assert_array_equal(host(dist), reference_levels(S2, sources[1]))
     check_graph500(S2, sources[1], host(dist), host(pred))
 
@@ -145,9 +149,8 @@ def test_directed_push_only_and_pull_with_transpose():
     # the advanced entry point with Aᵀ may pull
     P = gg.apply(gg.Matrix(gg.INT32, A.nrows, A.ncols), A, "one")
     AT = gg.transpose(gg.Matrix(gg.INT32, A.nrows, A.ncols), P)
-    deg = gg.reduce_rowwise(gg.Vector(gg.INT64, A.nrows), P, "plus")
     figures = []
-    dist2, pred2 = bfs_advanced(P, source, AT=AT, out_degree=deg, alpha=1e6,
+    dist2, pred2 = bfs_advanced(P, source, AT=AT, alpha=1e6,
                                 trace=figures.append)
     assert "pull" in {f["direction"] for f in figures}
     np.testing.assert_array_equal(host(dist2), host(dist))
@@ -224,15 +227,43 @@ def test_bad_input():
         bfs(A, 0, alpha=0)
 
 
-def test_more_vertices_than_a_packed_parent_holds_raises_and_changes_nothing():
-    """A parent is packed in 32 bits beside its level: 2**31 vertices or more is
-    InvalidValue, raised before anything is built (S stands in for a matrix that large)."""
+def test_more_vertices_than_int32_ids_hold_raises_and_changes_nothing():
+    """Vertex ids are int32: 2**31 vertices or more is InvalidValue, and so are 2**33 edges
+    or more (a list's edge offsets share a word with its length), raised before anything is
+    built (S stands in for a matrix that large)."""
     class Huge(gg.Matrix):
         nrows = ncols = property(lambda self: 2**31)
 
     S = Huge(gg.INT32, 4, 4)
-    deg = gg.Vector(gg.INT64, 2**31)
     with pytest.raises(gg.InvalidValue, match="2\\*\\*31 - 1 vertices"):
-        bfs_advanced(S, 0, AT=None, out_degree=deg)
-    assert S.nvals == 0 and deg.nvals == 0 and deg.size == 2**31
+        bfs_advanced(S, 0, AT=None)
+    assert S.nvals == 0
     assert S.memo("algorithms.bfs", dict) == {}  # no workspace was made
+
+    class Dense(gg.Matrix):
+        nvals = property(lambda self: 2**33)
+
+    D = Dense(gg.INT32, 4, 4)
+    with pytest.raises(gg.InvalidValue, match="2\\*\\*33 - 1 edges"):
+        bfs_advanced(D, 0, AT=None)
+    assert D.memo("algorithms.bfs", dict) == {}
+
+
+@pytest.mark.parametrize("n", [3, 8, 9, 17, 40])
+def test_paths_longer_than_a_batch_of_levels(n):
+    """A path 0 - 1 - ... - n-1 needs n levels: several batches of the fused levels (BATCH
+    per device read), ending inside a batch or at its last level."""
+    from grblas_gpu.kernels.bfs import BATCH
+
+    assert BATCH == 8
+    rows = np.arange(n - 1)
+    A = gg.Matrix.from_coo(np.r_[rows, rows + 1], np.r_[rows + 1, rows], 1, nrows=n, ncols=n,
+                           dtype=gg.INT32)
+    for undirected in (False, True):
+        figures = []
+        dist, pred = bfs(A, 0, undirected=undirected, trace=figures.append)
+        assert host(dist).tolist() == list(range(n))
+        assert host(pred).tolist() == [-1, *range(n - 1)]
+        assert [f["frontier"] for f in figures] == [1] * (n - 1) + [0]
+        dist, pred = bfs(A, n - 1, undirected=undirected)
+        assert host(dist).tolist() == list(range(n - 1, -1, -1))

@@ -11,13 +11,29 @@ CAS loop also covers BOOL, INT8 and INT16, which have no atomics of their own.
 """
 import numpy as np
 
-__all__ = ["header", "word_dtype", "word_of", "value_args", "c_cast", "ATOMIC_PLUS_TYPES"]
+__all__ = ["header", "word_dtype", "word_of", "value_args", "c_cast", "ATOMIC_PLUS_TYPES",
+           "LAST_BLOCK_TO_FINISH"]
 
 # Z's C type -> the type atomicAdd takes for it (two's complement makes signed 64-bit
 # addition the same bits as unsigned)
 ATOMIC_PLUS_TYPES = {"float": "float", "double": "double", "int": "int",
                      "unsigned int": "unsigned int", "long long": "unsigned long long",
                      "unsigned long long": "unsigned long long"}
+
+# A device function for kernels whose last block to finish combines what every block left
+# (a grid-wide total, a level's counts). Every thread of every block calls it; it returns
+# true in each thread of that one block, after which the others' writes are visible.
+LAST_BLOCK_TO_FINISH = r"""
+__device__ __forceinline__ bool last_block_to_finish(unsigned int* ticket) {
+    __shared__ bool last;
+    __threadfence();   // (this thread's writes are visible before the ticket says so)
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+"""
 
 _HEADER = r"""
 typedef ${IA} IA;

@@ -1,0 +1,404 @@
+"""A direction-optimising BFS's levels, each one fused kernel, the level loop on the device.
+
+For a pattern S (CSR: sptr, sidx) and, for pull levels, Sᵀ (tptr, tidx), a level computes
+what algorithms.bfs states as GraphBLAS:
+
+    push:  q⟨¬pi.S, replace⟩ = q any.secondi S     (each unreached child of the frontier)
+    pull:  q⟨¬pi.S, replace⟩ = Sᵀ any.secondj q    (each unreached vertex asks its in-
+                                                     neighbours; ANY stops at the first)
+    dist⟨q.S⟩ = level + 1 ;  parent⟨q.S⟩ = q ;  [mf nf] = q +.second [deg 1]
+
+in one pass, writing the results' own arrays: ``dist`` (int32, 2**31 - 1 unreached, so
+"pi" is dist != 2**31 - 1 and "the frontier" is dist == level) and ``parent`` (int32, -1).
+The last block to finish a level turns its counts into the next level's direction by
+Beamer's rule (:func:`next_direction`, whose C twin is ``choose_direction``) and sets
+``done`` when no edge leaves the new frontier. Every level kernel reads that state on the
+device, so a batch of BATCH levels is issued without the host (a finished search turns
+the rest into launches that return at once) and the host reads one flag per batch.
+
+State lives in one device struct (``State`` below): the level, the direction, the counts,
+and where the current search's dist and parent are (so a recorded batch serves every
+search: each start gives it new result arrays).
+
+CuPy kernels:
+  bfs_start  fills dist and parent, puts the source at level 0 and lists it.
+  bfs_list   (before a push that follows a pull) lists the frontier: dist == level.
+  bfs_level  push: one thread per edge out of the listed frontier (the entry owning an edge
+             found by binary search over the list's edge offsets); a vertex is claimed by
+             compare-and-swap on its dist, and appended to the next list. Pull: one thread
+             per unreached vertex, scanning its in-edges until a frontier vertex.
+A list holds vertex ids and the exclusive sum of their out-degrees: a warp's appends take
+their slots and their edge offsets with ONE 64-bit atomicAdd of (count << 33 | degrees), so
+offsets rise with slots whatever order warps append in (at most 2**33 - 1 edges).
+
+NumPy: the same levels with vectorised gathers (:func:`~grblas_gpu.kernels.spmv.expand`),
+on the host, one level at a time.
+"""
+from string import Template
+
+import numpy as np
+
+from .. import backend
+from . import launch
+from .cache import KernelKey, get_functions
+from .cuda_common import LAST_BLOCK_TO_FINISH, c_index_type
+from .mailbox import PinnedBox
+from .spmv import expand
+
+xp = backend.xp
+
+__all__ = ["Levels", "next_direction", "UNREACHED", "BATCH", "MAX_EDGES"]
+
+UNREACHED = 2**31 - 1   # nvGRAPH's distance of an unreached vertex
+BATCH = 8               # levels issued between two reads of the stop flag
+MAX_EDGES = 2**33 - 1   # a list's edge offsets share a 64-bit word with its length
+_STATE_WORDS = 32       # (State is 22 words)
+_DONE_WORD = 2          # State::done
+
+
+def next_direction(push, *, mf, nf, seen, growing, n, m, alpha, beta, can_pull):
+    """Beamer's rule (SC 2012; nvGRAPH bfs.cu), given the frontier just found (nf vertices,
+    mf edges out of it, ``seen`` edges out of all reached): push -> pull once mf exceeds
+    1/alpha of the edges not yet explored; pull -> push once the frontier shrinks below
+    n/beta. Without Sᵀ (``can_pull`` false) always push."""
+    if not can_pull:
+        return True
+    unexplored = m - seen + mf
+    if push:
+        return not mf > unexplored / alpha
+    return not growing and nf < n / beta
+
+
+_SOURCE = r"""
+typedef ${SP} SP;   // S's pointer and index types
+typedef ${SI} SI;
+typedef ${TP} TP;   // Sᵀ's
+typedef ${TI} TI;
+#define UNREACHED 0x7fffffff
+#define FULL_MASK 0xffffffffu
+#define EDGE_BITS 33
+#define EDGE_FIELD ((1ULL << EDGE_BITS) - 1ULL)
+${LAST_BLOCK_TO_FINISH}
+
+struct State {
+    long long level;               // the frontier's level (dist == level)
+    long long push;                // the next level's direction
+    long long done;                // no edge leaves the frontier: the search is over
+    long long nf, mf, seen;        // |frontier|, edges out of it, edges out of all reached
+    long long growing;             // |frontier| grew at the last level
+    long long listed;              // the frontier is listed in list[cur]
+    long long cur;
+    unsigned long long pulled_nf, pulled_mf;   // a pull level's counts, summed by its blocks
+    unsigned long long listing[2];  // per list: (entries << EDGE_BITS) | edges
+    unsigned int ticket, unused;
+    double alpha, beta;
+    long long n, m, can_pull;
+    int* dist;
+    int* parent;
+};
+
+__device__ __forceinline__ void choose_direction(State* s) {
+    if (!s->can_pull) return;
+    const double unexplored = (double)(s->m - s->seen + s->mf);
+    if (s->push) {
+        if ((double)s->mf > unexplored / s->alpha) s->push = 0;
+    } else if (!s->growing && (double)s->nf < (double)s->n / s->beta) {
+        s->push = 1;
+    }
+}
+
+__device__ __forceinline__ long long out_degree(const SP* sptr, long long v) {
+    return (long long)(sptr[v + 1] - sptr[v]);
+}
+
+// appends v (where take) with its out-degree d: one atomicAdd per warp reserves the slots
+// and the edge offsets together. Every lane of the warp calls it.
+__device__ __forceinline__ void warp_append(bool take, int v, long long d,
+                                            unsigned long long* listing, int* list,
+                                            long long* offsets) {
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned takers = __ballot_sync(FULL_MASK, take);
+    if (takers == 0) return;
+    long long upto = take ? d : 0;   // inclusive sum of the takers' degrees
+    for (int o = 1; o < 32; o <<= 1) {
+        const long long t = __shfl_up_sync(FULL_MASK, upto, o);
+        if (lane >= o) upto += t;
+    }
+    const long long total = __shfl_sync(FULL_MASK, upto, 31);
+    unsigned long long base = 0;
+    if (lane == 0)
+        base = atomicAdd(listing, ((unsigned long long)__popc(takers) << EDGE_BITS) |
+                                  (unsigned long long)total);
+    base = __shfl_sync(FULL_MASK, base, 0);
+    if (take) {
+        const long long k = (long long)(base >> EDGE_BITS) + __popc(takers & ((1u << lane) - 1u));
+        list[k] = v;
+        offsets[k] = (long long)(base & EDGE_FIELD) + upto - d;
+    }
+}
+
+// the last block of a level: its counts become the state of the next
+__device__ void finish_level(State* s, bool pushed) {
+    volatile State* vs = s;   // (counts summed by other blocks' atomics)
+    const long long cur = vs->cur;
+    long long nf, mf;
+    if (pushed) {
+        const unsigned long long c = vs->listing[1 - cur];
+        nf = (long long)(c >> EDGE_BITS);
+        mf = (long long)(c & EDGE_FIELD);
+        s->cur = 1 - cur;
+        s->listing[cur] = 0;   // (the next push appends there)
+        s->listed = 1;
+    } else {
+        nf = (long long)vs->pulled_nf;
+        mf = (long long)vs->pulled_mf;
+        s->pulled_nf = 0;
+        s->pulled_mf = 0;
+        s->listing[0] = 0;
+        s->listing[1] = 0;
+        s->listed = 0;
+    }
+    s->growing = nf > vs->nf;
+    s->nf = nf;
+    s->mf = mf;
+    s->seen = vs->seen + mf;
+    s->level = vs->level + 1;
+    s->ticket = 0;
+    if (mf == 0) s->done = 1;
+    else choose_direction(s);
+}
+
+extern "C" __global__ void bfs_start(State* s, int* dist, int* parent, const SP* sptr,
+                                     long long n, long long m, int can_pull, long long source,
+                                     double alpha, double beta, int* list0,
+                                     long long* offsets0) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
+        dist[v] = v == source ? 0 : UNREACHED;
+        parent[v] = -1;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        const long long d = out_degree(sptr, source);
+        s->level = 0; s->push = 1; s->done = 0;
+        s->nf = 1; s->mf = d; s->seen = d; s->growing = 1;
+        s->listed = 1; s->cur = 0;
+        s->pulled_nf = 0; s->pulled_mf = 0;
+        s->listing[0] = (1ULL << EDGE_BITS) | (unsigned long long)d;
+        s->listing[1] = 0;
+        s->ticket = 0;
+        s->alpha = alpha; s->beta = beta;
+        s->n = n; s->m = m; s->can_pull = can_pull;
+        s->dist = dist; s->parent = parent;
+        list0[0] = (int)source;
+        offsets0[0] = 0;
+        choose_direction(s);
+    }
+}
+
+// before a push that follows a pull: list the frontier (dist == level) in list[cur]
+extern "C" __global__ void bfs_list(State* s, const SP* __restrict__ sptr, int* list0,
+                                    int* list1, long long* offsets0, long long* offsets1) {
+    if (s->done || !s->push || s->listed) return;
+    const int level = (int)s->level;
+    const long long cur = s->cur, n = s->n;
+    const int* __restrict__ dist = s->dist;
+    const unsigned lane = threadIdx.x & 31;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long v0 = (long long)blockIdx.x * blockDim.x + threadIdx.x - lane; v0 < n;
+         v0 += stride) {
+        const long long v = v0 + lane;
+        const bool take = v < n && dist[v] == level;
+        warp_append(take, (int)v, take ? out_degree(sptr, v) : 0, &s->listing[cur],
+                    cur ? list1 : list0, cur ? offsets1 : offsets0);
+    }
+}
+
+__device__ __forceinline__ unsigned long long block_sum(unsigned long long x,
+                                                        unsigned long long* shared) {
+    for (int o = 16; o > 0; o >>= 1) x += __shfl_down_sync(FULL_MASK, x, o);
+    if (threadIdx.x == 0) *shared = 0;
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0 && x) atomicAdd(shared, x);
+    __syncthreads();
+    return *shared;
+}
+
+extern "C" __global__ void bfs_level(State* s, const SP* __restrict__ sptr,
+                                     const SI* __restrict__ sidx, const TP* __restrict__ tptr,
+                                     const TI* __restrict__ tidx, int* list0, int* list1,
+                                     long long* offsets0, long long* offsets1) {
+    if (s->done) return;
+    const int level = (int)s->level;
+    const bool push = s->push != 0;
+    const long long cur = s->cur;
+    int* dist = s->dist;
+    int* parent = s->parent;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (push) {
+        // q⟨¬pi.S, replace⟩ = q any.secondi S: one thread per edge out of the listed frontier
+        const unsigned long long listing = s->listing[cur];
+        const long long entries = (long long)(listing >> EDGE_BITS);
+        const long long edges = (long long)(listing & EDGE_FIELD);
+        const int* __restrict__ list = cur ? list1 : list0;
+        const long long* __restrict__ offsets = cur ? offsets1 : offsets0;
+        const unsigned lane = threadIdx.x & 31;
+        for (long long e0 = tid - lane; e0 < edges; e0 += stride) {
+            const long long e = e0 + lane;
+            bool take = false;
+            int v = 0;
+            long long d = 0;
+            if (e < edges) {
+                long long lo = 0, hi = entries;   // the last entry whose edges start <= e
+                while (hi - lo > 1) {
+                    const long long mid = (lo + hi) >> 1;
+                    if (offsets[mid] <= e) lo = mid; else hi = mid;
+                }
+                const int u = list[lo];
+                v = (int)sidx[(long long)sptr[u] + (e - offsets[lo])];
+                if (dist[v] == UNREACHED && atomicCAS(&dist[v], UNREACHED, level + 1) == UNREACHED) {
+                    parent[v] = u;
+                    take = true;
+                    d = out_degree(sptr, v);
+                }
+            }
+            warp_append(take, v, d, &s->listing[1 - cur], cur ? list0 : list1,
+                        cur ? offsets0 : offsets1);
+        }
+    } else {
+        // q⟨¬pi.S, replace⟩ = Sᵀ any.secondj q: each unreached vertex stops at its first
+        // in-neighbour in the frontier
+        __shared__ unsigned long long shared_sum;
+        unsigned long long found = 0, found_edges = 0;
+        const long long n = s->n;
+        for (long long v = tid; v < n; v += stride) {
+            if (dist[v] != UNREACHED) continue;
+            const long long end = (long long)tptr[v + 1];
+            for (long long p = (long long)tptr[v]; p < end; ++p) {
+                const int u = (int)tidx[p];
+                if (dist[u] == level) {
+                    dist[v] = level + 1;
+                    parent[v] = u;
+                    found += 1;
+                    found_edges += (unsigned long long)out_degree(sptr, v);
+                    break;
+                }
+            }
+        }
+        found = block_sum(found, &shared_sum);
+        if (threadIdx.x == 0 && found) atomicAdd(&s->pulled_nf, found);
+        __syncthreads();
+        found_edges = block_sum(found_edges, &shared_sum);
+        if (threadIdx.x == 0 && found_edges) atomicAdd(&s->pulled_mf, found_edges);
+    }
+    if (last_block_to_finish(&s->ticket) && threadIdx.x == 0) finish_level(s, push);
+}
+"""
+
+
+class Levels:
+    """The levels of BFS searches on one graph: ``start(source, alpha, beta)`` gives the
+    result arrays (filled as levels run), ``run()`` runs up to BATCH levels (recordable: a
+    fixed sequence of launches) and posts the stop flag, ``finished()`` reads it.
+
+    sptr, sidx: S's CSR arrays; tptr, tidx: Sᵀ's (None: push only)."""
+
+    def __init__(self, sptr, sidx, tptr, tidx, n):
+        self.n, self.m = int(n), int(len(sidx))
+        self.can_pull = tptr is not None
+        self.S = (sptr, sidx)
+        self.T = (tptr, tidx) if self.can_pull else (sptr, sidx)   # (unread when push only)
+        if backend.is_gpu:
+            self._state = xp.zeros(_STATE_WORDS, dtype=np.uint64)
+            self._lists = [xp.empty(max(1, self.n), dtype=np.int32) for _ in range(2)]
+            self._offsets = [xp.empty(max(1, self.n), dtype=np.int64) for _ in range(2)]
+            self._box = PinnedBox(8, 1)
+            self._flag = xp.zeros(1, dtype=bool)   # (the box's bitmap part: unused)
+            self._grid = launch.strided_grid(max(self.n, 1))
+            types = tuple(c_index_type(a.dtype) for a in (*self.S, *self.T))
+            key = KernelKey("bfs", "levels", (), types)
+            self._kernels = get_functions(key, lambda: Template(_SOURCE).substitute(
+                SP=types[0], SI=types[1], TP=types[2], TI=types[3],
+                LAST_BLOCK_TO_FINISH=LAST_BLOCK_TO_FINISH),
+                ("bfs_start", "bfs_list", "bfs_level"))
+        else:
+            self._host = None   # the NumPy search's state
+
+    def start(self, source, alpha, beta):
+        """A new search: (dist, parent), int32 arrays of n the levels fill."""
+        dist = xp.empty(self.n, dtype=np.int32)
+        parent = xp.empty(self.n, dtype=np.int32)
+        sptr = self.S[0]
+        if backend.is_gpu:
+            self._kernels["bfs_start"](self._grid, launch.BLOCK, (
+                self._state, dist, parent, sptr, np.int64(self.n), np.int64(self.m),
+                np.int32(self.can_pull), np.int64(source), np.float64(alpha),
+                np.float64(beta), self._lists[0], self._offsets[0]))
+        else:
+            dist.fill(UNREACHED)
+            parent.fill(-1)
+            dist[source] = 0
+            d = int(sptr[source + 1] - sptr[source])
+            self._host = dict(dist=dist, parent=parent, level=0, nf=1, mf=d, seen=d,
+                              growing=True, done=False, alpha=alpha, beta=beta)
+            self._host["push"] = self._direction(True)
+        return dist, parent
+
+    def run(self):
+        """Up to BATCH more levels (none once finished), then a post of the stop flag."""
+        if backend.is_gpu:
+            lists, offsets = self._lists, self._offsets
+            level_args = (self._state, *self.S, *self.T, *lists, *offsets)
+            for _ in range(BATCH):
+                self._kernels["bfs_list"](self._grid, launch.BLOCK, (
+                    self._state, self.S[0], *lists, *offsets))
+                self._kernels["bfs_level"](self._grid, launch.BLOCK, level_args)
+            self._box.post(self._state[_DONE_WORD:_DONE_WORD + 1], self._flag)
+            return
+        for _ in range(BATCH):
+            if self._host["done"]:
+                break
+            self._level_numpy()
+
+    def finished(self):
+        """Has the search ended (read after run(): waits for its post)?"""
+        if backend.is_gpu:
+            self._box.wait()
+            return bool(self._box.values.view(np.uint64)[0])
+        return self._host["done"]
+
+    # ------------------------------------------------------------------ NumPy
+    def _direction(self, push):
+        h = self._host
+        return next_direction(push, mf=h["mf"], nf=h["nf"], seen=h["seen"],
+                              growing=h["growing"], n=self.n, m=self.m, alpha=h["alpha"],
+                              beta=h["beta"], can_pull=self.can_pull)
+
+    def _level_numpy(self):
+        h = self._host
+        dist, parent, level = h["dist"], h["parent"], h["level"]
+        if h["push"]:
+            # q⟨¬pi.S, replace⟩ = q any.secondi S
+            sptr, sidx = self.S
+            frontier = xp.flatnonzero(dist == level)
+            pos, owner = expand(sptr, frontier)
+            child, by = sidx[pos].astype(np.int64), frontier[owner]
+        else:
+            # q⟨¬pi.S, replace⟩ = Sᵀ any.secondj q
+            tptr, tidx = self.T
+            unreached = xp.flatnonzero(dist == UNREACHED)
+            pos, owner = expand(tptr, unreached)
+            by = tidx[pos].astype(np.int64)
+            child = unreached[owner]
+        keep = (dist[child] == UNREACHED) & (dist[by] == level)
+        child, first = xp.unique(child[keep], return_index=True)   # ANY: the first found
+        dist[child] = level + 1
+        parent[child] = by[keep][first]
+        sptr = self.S[0]
+        mf = int((sptr[child + 1] - sptr[child]).sum())
+        nf = len(child)
+        h.update(level=level + 1, growing=nf > h["nf"], nf=nf, mf=mf, seen=h["seen"] + mf)
+        if mf == 0:
+            h["done"] = True
+        else:
+            h["push"] = self._direction(h["push"])
