@@ -45,9 +45,6 @@ __all__ = ["Mailbox", "Inbox"]
 
 xp = backend.xp
 
-_WAIT_CHECKS = 4096  # spins between looks at whether the device is still working
-
-
 class Mailbox:
     """Posts ``v``'s content (a Vector of fixed size and type) to the host."""
 
@@ -58,21 +55,14 @@ class Mailbox:
         value_bytes = v.size * v.dtype.np_type.itemsize
         self._posted = None  # NumPy: the content posted and not yet taken
         if backend.is_gpu:
-            nbytes = 16 + value_bytes + v.size  # (the layout kernels.mailbox writes)
-            self._box = xp.cuda.alloc_pinned_memory(nbytes)
-            raw = np.frombuffer(self._box, dtype=np.uint8, count=nbytes)
-            self._sequence = raw[:8].view(np.uint64)
-            self._sequence[0] = 0
-            self._values = raw[16:16 + value_bytes].view(v.dtype.np_type)
-            self._bitmap = raw[16 + value_bytes:].view(bool)
-            self._counter = xp.zeros(1, dtype=np.uint64)
-            self._taken = 0
+            self._box = _kernel.PinnedBox(value_bytes, v.size)
+            self._values = self._box.values.view(v.dtype.np_type)
 
     def post(self):
         """Send the Vector's content now (in stream order: after the work issued before)."""
         values, bitmap = self.vector._dense_form()
         if backend.is_gpu:
-            _kernel.post(values, bitmap, self._box.ptr, self._counter)
+            self._box.post(values, bitmap)
         else:
             self._posted = (values.copy(), bitmap.copy())
 
@@ -87,14 +77,9 @@ class Mailbox:
         return np.where(bitmap, values, np.asarray(fill).astype(values.dtype)[()])
 
     def _wait(self):
-        stream = xp.cuda.get_current_stream()
-        spins = 0
-        while int(self._sequence[0]) == self._taken:
-            spins += 1
-            if spins % _WAIT_CHECKS == 0 and stream.done and int(self._sequence[0]) == self._taken:
-                raise InvalidValue("Mailbox.take: nothing was posted since the last take")
-        self._taken = int(self._sequence[0])
-        return self._values.copy(), self._bitmap.copy()
+        if not self._box.wait():
+            raise InvalidValue("Mailbox.take: nothing was posted since the last take")
+        return self._values.copy(), self._box.bitmap.copy()
 
 
 class Inbox:

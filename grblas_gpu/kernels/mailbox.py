@@ -16,7 +16,7 @@ from .. import backend
 from .cache import KernelKey, get_kernel
 from .cuda_common import c_word_type
 
-__all__ = ["post", "deliver"]
+__all__ = ["post", "deliver", "PinnedBox"]
 
 THREADS = 256
 
@@ -79,3 +79,40 @@ def post(values, bitmap, box_address, counter):
     kernel = get_kernel(KernelKey("mailbox", "post"), lambda: _SOURCE, "mailbox_post")
     kernel((1,), (THREADS,), (values, np.int64(values.nbytes), bitmap, np.int64(len(bitmap)),
                               np.uint64(box_address), counter))
+
+
+_WAIT_CHECKS = 4096  # spins between looks at whether the device is still working
+
+
+class PinnedBox:
+    """Pinned host memory laid out as the post kernel writes it, with the host's wait for
+    the next post: the device half of a Mailbox, and what a kernel's own state (a BFS's
+    stop flag) is posted through."""
+
+    def __init__(self, value_bytes, bitmap_bytes):
+        xp = backend.xp
+        nbytes = 16 + value_bytes + bitmap_bytes
+        self._box = xp.cuda.alloc_pinned_memory(nbytes)
+        raw = np.frombuffer(self._box, dtype=np.uint8, count=nbytes)
+        self._sequence = raw[:8].view(np.uint64)
+        self._sequence[0] = 0
+        self.values = raw[16:16 + value_bytes]                  # (bytes; view as the type)
+        self.bitmap = raw[16 + value_bytes:].view(bool)
+        self._counter = xp.zeros(1, dtype=np.uint64)
+        self._taken = 0
+
+    def post(self, values, bitmap):
+        """Launch the post of ``values`` and ``bitmap`` (device arrays of the box's sizes)."""
+        post(values, bitmap, self._box.ptr, self._counter)
+
+    def wait(self):
+        """Wait for a post newer than the last one waited for; False (at once) when the
+        device has finished all the work issued and none came."""
+        stream = backend.xp.cuda.get_current_stream()
+        spins = 0
+        while int(self._sequence[0]) == self._taken:
+            spins += 1
+            if spins % _WAIT_CHECKS == 0 and stream.done and int(self._sequence[0]) == self._taken:
+                return False
+        self._taken = int(self._sequence[0])
+        return True
