@@ -256,7 +256,8 @@ extern "C" __global__ void bfs_level(State* s, const SP* __restrict__ sptr,
                 }
                 const int u = list[lo];
                 v = (int)sidx[(long long)sptr[u] + (e - offsets[lo])];
-                if (dist[v] == UNREACHED && atomicCAS(&dist[v], UNREACHED, level + 1) == UNREACHED) {
+                if (dist[v] == UNREACHED &&
+                    atomicCAS(&dist[v], UNREACHED, level + 1) == UNREACHED) {
                     parent[v] = u;
                     take = true;
                     d = out_degree(sptr, v);

@@ -28,8 +28,16 @@ inline void __syncthreads() { block_bar->arrive_and_wait(); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_system() { __threadfence(); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
-template <class T> unsigned long long bits_of(T v) { unsigned long long b = 0; std::memcpy(&b, &v, sizeof(T)); return b; }
-template <class T> T of_bits(unsigned long long b) { T v; std::memcpy(&v, &b, sizeof(T)); return v; }
+template <class T> unsigned long long bits_of(T v) {
+    unsigned long long b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+}
+template <class T> T of_bits(unsigned long long b) {
+    T v;
+    std::memcpy(&v, &b, sizeof(T));
+    return v;
+}
 template <class T> T exchange(T v, int from_lane) {
     int lane = threadIdx.x & 31;
     warp_ctx->slot[lane] = bits_of(v);
@@ -53,7 +61,10 @@ template <class T> T __shfl_up_sync(unsigned, T v, int d) {
 template <class T> T __shfl_down_sync(unsigned, T v, int d) {
     int lane = threadIdx.x & 31; return exchange(v, lane + d < 32 ? lane + d : lane); }
 template <class T> T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
-template <class T> T atomicCAS(T* p, T cmp, T val) { std::atomic_ref<T>(*p).compare_exchange_strong(cmp, val); return cmp; }
+template <class T> T atomicCAS(T* p, T cmp, T val) {
+    std::atomic_ref<T>(*p).compare_exchange_strong(cmp, val);   // (cmp becomes the old value)
+    return cmp;
+}
 template <class F, class... A> void launch(unsigned grid, unsigned block, F f, A... args) {
     gridDim.x = grid; blockDim.x = block;
     for (unsigned b = 0; b < grid; ++b) {
@@ -62,7 +73,12 @@ template <class F, class... A> void launch(unsigned grid, unsigned block, F f, A
         for (unsigned w = 0; w < block / 32; ++w) warps.emplace_back(new Warp);
         std::vector<std::thread> ts;
         for (unsigned t = 0; t < block; ++t)
-            ts.emplace_back([&, t] { threadIdx.x = t; blockIdx.x = b; warp_ctx = warps[t / 32].get(); f(args...); });
+            ts.emplace_back([&, t] {
+                threadIdx.x = t;
+                blockIdx.x = b;
+                warp_ctx = warps[t / 32].get();
+                f(args...);
+            });
         for (auto& th : ts) th.join();
     }
 }
