@@ -6,7 +6,7 @@ vertices are pi = (dist != 2**31 - 1) and the frontier of level k is dist == k):
 
     push (top-down, q listed):   q⟨¬pi.S, replace⟩ = q any.secondi S    (vxm: j is reached
                                                                         by some frontier i)
-    pull (bottom-up, all j):     q⟨¬pi.S, replace⟩ = Sᵀ any.secondj q   (mxv: each unreached
+    pull (bottom-up, all j):     q⟨¬pi.S, replace⟩ = Sᵀ any.secondi q   (mxv: each unreached
                                                                         j asks its in-
                                                                         neighbours)
     dist⟨q.S⟩ = k + 1 ;  parent⟨q.S⟩ = q       (q holds the parent's id: the positional

@@ -267,3 +267,40 @@ def test_paths_longer_than_a_batch_of_levels(n):
         assert [f["frontier"] for f in figures] == [1] * (n - 1) + [0]
         dist, pred = bfs(A, n - 1, undirected=undirected)
         assert host(dist).tolist() == list(range(n - 1, -1, -1))
+
+
+def semiring_bfs(A, source, direction):
+    """The module docstring's formulation as GraphBLAS calls, one level at a time (the levels
+    the fused kernels must give): q⟨¬pi.S, replace⟩ = q any.secondi S (or its pull),
+    dist⟨q.S⟩ = level, parent⟨q.S⟩ = q."""
+    from grblas_gpu import Descriptor
+
+    n = A.nrows
+    S = gg.apply(gg.Matrix(gg.INT64, n, n), A, "one")
+    q = gg.Vector.from_coo([source], [source], size=n, dtype=gg.INT64)
+    pi = q.dup()
+    dist = gg.Vector.from_coo([source], [0], size=n, dtype=gg.INT64)
+    level = 0
+    while q.nvals:
+        level += 1
+        if direction == "push":
+            gg.vxm(q, q, S, "any_secondi", mask=~pi.S, desc=Descriptor(replace=True))
+        else:
+            gg.mxv(q, S.T, q, "any_secondi", mask=~pi.S, desc=Descriptor(replace=True))
+        gg.assign(dist, level, gg.ALL, mask=q.S)
+        gg.apply(pi, q, "identity", accum="second")
+    return host(dist.to_dense(fill=INF)), host(pi.to_dense(fill=-1))
+
+
+@pytest.mark.parametrize("direction", ["push", "pull"])
+def test_levels_match_the_semiring_formulation(direction):
+    A = generate.rmat(9, seed=13)
+    source = int(np.argmax(np.diff(scipy_of(A).indptr)))
+    ref_dist, ref_parent = semiring_bfs(A, source, direction)
+    alpha = 1e-9 if direction == "push" else 1e9   # the fused levels forced the same way
+    dist, pred = bfs(A, source, undirected=True, alpha=alpha, beta=1e-9 if direction == "pull"
+                     else 18)
+    np.testing.assert_array_equal(host(dist), ref_dist)
+    reached = ref_dist != INF
+    assert (host(pred)[reached & (ref_dist > 0)] >= 0).all()
+    assert (ref_parent[reached & (ref_dist > 0)] >= 0).all()

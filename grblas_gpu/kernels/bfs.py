@@ -4,7 +4,7 @@ For a pattern S (CSR: sptr, sidx) and, for pull levels, Sᵀ (tptr, tidx), a lev
 what algorithms.bfs states as GraphBLAS:
 
     push:  q⟨¬pi.S, replace⟩ = q any.secondi S     (each unreached child of the frontier)
-    pull:  q⟨¬pi.S, replace⟩ = Sᵀ any.secondj q    (each unreached vertex asks its in-
+    pull:  q⟨¬pi.S, replace⟩ = Sᵀ any.secondi q    (each unreached vertex asks its in-
                                                      neighbours; ANY stops at the first)
     dist⟨q.S⟩ = level + 1 ;  parent⟨q.S⟩ = q ;  [mf nf] = q +.second [deg 1]
 
@@ -267,7 +267,7 @@ extern "C" __global__ void bfs_level(State* s, const SP* __restrict__ sptr,
                         cur ? offsets0 : offsets1);
         }
     } else {
-        // q⟨¬pi.S, replace⟩ = Sᵀ any.secondj q: each unreached vertex stops at its first
+        // q⟨¬pi.S, replace⟩ = Sᵀ any.secondi q: each unreached vertex stops at its first
         // in-neighbour in the frontier
         __shared__ unsigned long long shared_sum;
         unsigned long long found = 0, found_edges = 0;
@@ -385,7 +385,7 @@ class Levels:
             pos, owner = expand(sptr, frontier)
             child, by = sidx[pos].astype(np.int64), frontier[owner]
         else:
-            # q⟨¬pi.S, replace⟩ = Sᵀ any.secondj q
+            # q⟨¬pi.S, replace⟩ = Sᵀ any.secondi q
             tptr, tidx = self.T
             unreached = xp.flatnonzero(dist == UNREACHED)
             pos, owner = expand(tptr, unreached)
