@@ -52,7 +52,7 @@ __all__ = ["Levels", "next_direction", "UNREACHED", "BATCH", "MAX_EDGES"]
 UNREACHED = 2**31 - 1   # nvGRAPH's distance of an unreached vertex
 BATCH = 8               # levels issued between two reads of the stop flag
 MAX_EDGES = 2**33 - 1   # a list's edge offsets share a 64-bit word with its length
-_STATE_WORDS = 32       # (State is 22 words)
+_STATE_WORDS = 32       # (State is 21 words)
 _DONE_WORD = 2          # State::done
 
 
