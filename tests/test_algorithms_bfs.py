@@ -292,14 +292,16 @@ def semiring_bfs(A, source, direction):
     return host(dist.to_dense(fill=INF)), host(pi.to_dense(fill=-1))
 
 
-@pytest.mark.parametrize("direction", ["push", "pull"])
-def test_levels_match_the_semiring_formulation(direction):
+@pytest.mark.parametrize("direction,alpha,beta", [("push", 1e-9, 18), ("pull", 1e9, 1e9)])
+def test_levels_match_the_semiring_formulation(direction, alpha, beta):
+    """(alpha, beta) force the fused levels the same way: push throughout, or pull from the
+    first level on (it never turns back: nf < n / 1e9 never holds)."""
     A = generate.rmat(9, seed=13)
     source = int(np.argmax(np.diff(scipy_of(A).indptr)))
     ref_dist, ref_parent = semiring_bfs(A, source, direction)
-    alpha = 1e-9 if direction == "push" else 1e9   # the fused levels forced the same way
-    dist, pred = bfs(A, source, undirected=True, alpha=alpha, beta=1e-9 if direction == "pull"
-                     else 18)
+    figures = []
+    dist, pred = bfs(A, source, undirected=True, alpha=alpha, beta=beta, trace=figures.append)
+    assert {f["direction"] for f in figures} == {direction}
     np.testing.assert_array_equal(host(dist), ref_dist)
     reached = ref_dist != INF
     assert (host(pred)[reached & (ref_dist > 0)] >= 0).all()
