@@ -6,7 +6,6 @@ warp-aggregated list appends, the last block's state change), both index widths,
 searches longer than a batch. Skipped without a g++ that has C++20's <barrier>."""
 import shutil
 import subprocess
-from string import Template
 
 import numpy as np
 import pytest
@@ -14,7 +13,6 @@ import scipy.sparse as sp
 
 from grblas_gpu import generate
 from grblas_gpu.kernels import bfs as fused
-from grblas_gpu.kernels.cuda_common import LAST_BLOCK_TO_FINISH
 from test_algorithms_bfs import check_graph500, reference_levels
 
 HERE = __import__("pathlib").Path(__file__).parent / "cuda_on_cpu"
@@ -29,8 +27,7 @@ def runner(request, tmp_path_factory):
     if shutil.which("g++") is None:
         pytest.skip("no g++")
     work = tmp_path_factory.mktemp("simt")
-    (work / "kernels.cuh").write_text(Template(fused._SOURCE).substitute(
-        SP=ptr_c, SI="int", TP=ptr_c, TI="int", LAST_BLOCK_TO_FINISH=LAST_BLOCK_TO_FINISH))
+    (work / "kernels.cuh").write_text(fused.source(ptr_c, "int", ptr_c, "int"))
     exe = work / "bfs_main"
     build = subprocess.run(
         ["g++", "-O1", "-std=c++20", "-pthread", f"-I{HERE}", f"-I{work}",

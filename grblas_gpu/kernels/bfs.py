@@ -22,14 +22,20 @@ search: each start gives it new result arrays).
 
 CuPy kernels:
   bfs_start  fills dist and parent, puts the source at level 0 and lists it.
-  bfs_list   (before a push that follows a pull) lists the frontier: dist == level.
+  bfs_list   (before a push that follows a pull) lists the frontier, dist == level, from the
+             vertices that pull read.
   bfs_level  push: one thread per edge out of the listed frontier (the entry owning an edge
              found by binary search over the list's edge offsets); a vertex is claimed by
              compare-and-swap on its dist, and appended to the next list. Pull: one thread
-             per unreached vertex, scanning its in-edges until a frontier vertex.
-A list holds vertex ids and the exclusive sum of their out-degrees: a warp's appends take
-their slots and their edge offsets with ONE 64-bit atomicAdd of (count << 33 | degrees), so
-offsets rise with slots whatever order warps append in (at most 2**33 - 1 edges).
+             per vertex of the unreached list, scanning its in-edges until a frontier
+             vertex; those it leaves unreached make the next pull's list (so a late pull
+             reads the few vertices still unreached, not all n: the first reads the vertices
+             with an in-edge, listed once per graph).
+A frontier list holds vertex ids and the exclusive sum of their out-degrees: a block's
+appends take their slots and their edge offsets with ONE 64-bit atomicAdd of
+(count << 33 | degrees), so offsets rise with slots whatever order blocks append in (at most
+2**33 - 1 edges). One atomic per block, not per warp: appends to one counter by every warp
+of the grid serialise (measured on the H100: listing 185K of 4M vertices took 90 µs so).
 
 NumPy: the same levels with vectorised gathers (:func:`~grblas_gpu.kernels.spmv.expand`),
 on the host, one level at a time.
@@ -52,7 +58,12 @@ __all__ = ["Levels", "next_direction", "UNREACHED", "BATCH", "MAX_EDGES"]
 UNREACHED = 2**31 - 1   # nvGRAPH's distance of an unreached vertex
 BATCH = 8               # levels issued between two reads of the stop flag
 MAX_EDGES = 2**33 - 1   # a list's edge offsets share a 64-bit word with its length
-_STATE_WORDS = 32       # (State is 21 words)
+# The level kernels' grid: one resident wave (8 blocks of 256 per SM), each capped at 32
+# registers to fit. Measured on the H100, R-MAT scale 22, one search: 0.252 ms so, against
+# 0.279 ms with two waves (16 per SM) and 0.305 ms with the compiler's 48 registers.
+MIN_BLOCKS_PER_SM = 8   # __launch_bounds__'s (0: none)
+BLOCKS_PER_SM = 8
+_STATE_WORDS = 32       # (State is 26 words)
 _DONE_WORD = 2          # State::done
 
 
@@ -78,6 +89,7 @@ typedef ${TI} TI;
 #define FULL_MASK 0xffffffffu
 #define EDGE_BITS 33
 #define EDGE_FIELD ((1ULL << EDGE_BITS) - 1ULL)
+#define BOUNDS ${BOUNDS}
 ${LAST_BLOCK_TO_FINISH}
 
 struct State {
@@ -89,7 +101,9 @@ struct State {
     long long listed;              // the frontier is listed in list[cur]
     long long cur;
     unsigned long long pulled_nf, pulled_mf;   // a pull level's counts, summed by its blocks
-    unsigned long long listing[2];  // per list: (entries << EDGE_BITS) | edges
+    unsigned long long listing[2];  // per frontier list: (entries << EDGE_BITS) | edges
+    unsigned long long unlisting[3];  // per unreached list: entries << EDGE_BITS
+    long long ucur, uprev;         // the unreached list the next pull reads; the last pull's
     unsigned int ticket, unused;
     double alpha, beta;
     long long n, m, can_pull;
@@ -97,44 +111,62 @@ struct State {
     int* parent;
 };
 
+// The unreached lists: 0 holds every vertex with an in-edge (fixed per graph), a pull reads
+// list ucur and writes those it leaves unreached to the other of 1 and 2.
+__device__ __forceinline__ long long other_unreached(long long u) { return u == 1 ? 2 : 1; }
+
 __device__ __forceinline__ void choose_direction(State* s) {
-    if (!s->can_pull) return;
-    const double unexplored = (double)(s->m - s->seen + s->mf);
-    if (s->push) {
-        if ((double)s->mf > unexplored / s->alpha) s->push = 0;
-    } else if (!s->growing && (double)s->nf < (double)s->n / s->beta) {
-        s->push = 1;
+    if (s->can_pull) {
+        const double unexplored = (double)(s->m - s->seen + s->mf);
+        if (s->push) {
+            if ((double)s->mf > unexplored / s->alpha) s->push = 0;
+        } else if (!s->growing && (double)s->nf < (double)s->n / s->beta) {
+            s->push = 1;
+        }
     }
+    if (!s->push) s->unlisting[other_unreached(s->ucur)] = 0;   // (the pull appends there)
 }
 
 __device__ __forceinline__ long long out_degree(const SP* sptr, long long v) {
     return (long long)(sptr[v + 1] - sptr[v]);
 }
 
-// appends v (where take) with its out-degree d: one atomicAdd per warp reserves the slots
-// and the edge offsets together. Every lane of the warp calls it.
-__device__ __forceinline__ void warp_append(bool take, int v, long long d,
-                                            unsigned long long* listing, int* list,
-                                            long long* offsets) {
-    const unsigned lane = threadIdx.x & 31;
+// appends v (where take) with its out-degree d: ONE atomicAdd per block reserves the slots
+// and the edge offsets together (a single counter's atomics are the bottleneck otherwise).
+// Every thread of the block calls it. offsets may be null (a list without degrees).
+__device__ __forceinline__ void block_append(bool take, int v, long long d,
+                                             unsigned long long* listing, int* list,
+                                             long long* offsets) {
+    __shared__ unsigned long long warp_base[32];
+    __shared__ unsigned long long block_base;
+    const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned takers = __ballot_sync(FULL_MASK, take);
-    if (takers == 0) return;
-    long long upto = take ? d : 0;   // inclusive sum of the takers' degrees
+    long long upto = take ? d : 0;   // inclusive sum of the warp's takers' degrees
     for (int o = 1; o < 32; o <<= 1) {
         const long long t = __shfl_up_sync(FULL_MASK, upto, o);
         if (lane >= o) upto += t;
     }
-    const long long total = __shfl_sync(FULL_MASK, upto, 31);
-    unsigned long long base = 0;
-    if (lane == 0)
-        base = atomicAdd(listing, ((unsigned long long)__popc(takers) << EDGE_BITS) |
-                                  (unsigned long long)total);
-    base = __shfl_sync(FULL_MASK, base, 0);
-    if (take) {
+    if (lane == 31)
+        warp_base[warp] = ((unsigned long long)__popc(takers) << EDGE_BITS) +
+                          (unsigned long long)upto;
+    __syncthreads();
+    if (threadIdx.x == 0) {   // the warps' exclusive sums, then the block's reservation
+        unsigned long long total = 0;
+        for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) {
+            const unsigned long long t = warp_base[w];
+            warp_base[w] = total;
+            total += t;
+        }
+        block_base = total ? atomicAdd(listing, total) : 0ULL;
+    }
+    __syncthreads();
+    if (take) {   // (packed sums add field by field: a list holds at most 2**33 - 1 edges)
+        const unsigned long long base = block_base + warp_base[warp];
         const long long k = (long long)(base >> EDGE_BITS) + __popc(takers & ((1u << lane) - 1u));
         list[k] = v;
-        offsets[k] = (long long)(base & EDGE_FIELD) + upto - d;
+        if (offsets) offsets[k] = (long long)(base & EDGE_FIELD) + upto - d;
     }
+    __syncthreads();   // (before the next call rewrites the shared words)
 }
 
 // the last block of a level: its counts become the state of the next
@@ -157,6 +189,8 @@ __device__ void finish_level(State* s, bool pushed) {
         s->listing[0] = 0;
         s->listing[1] = 0;
         s->listed = 0;
+        s->uprev = vs->ucur;
+        s->ucur = other_unreached(vs->ucur);
     }
     s->growing = nf > vs->nf;
     s->nf = nf;
@@ -168,10 +202,10 @@ __device__ void finish_level(State* s, bool pushed) {
     else choose_direction(s);
 }
 
-extern "C" __global__ void bfs_start(State* s, int* dist, int* parent, const SP* sptr,
+extern "C" __global__ void BOUNDS bfs_start(State* s, int* dist, int* parent, const SP* sptr,
                                      long long n, long long m, int can_pull, long long source,
                                      double alpha, double beta, int* list0,
-                                     long long* offsets0) {
+                                     long long* offsets0, long long with_in_edges) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < n; v += stride) {
         dist[v] = v == source ? 0 : UNREACHED;
@@ -185,6 +219,8 @@ extern "C" __global__ void bfs_start(State* s, int* dist, int* parent, const SP*
         s->pulled_nf = 0; s->pulled_mf = 0;
         s->listing[0] = (1ULL << EDGE_BITS) | (unsigned long long)d;
         s->listing[1] = 0;
+        s->unlisting[0] = (unsigned long long)with_in_edges << EDGE_BITS;
+        s->ucur = 0; s->uprev = 0;
         s->ticket = 0;
         s->alpha = alpha; s->beta = beta;
         s->n = n; s->m = m; s->can_pull = can_pull;
@@ -195,21 +231,28 @@ extern "C" __global__ void bfs_start(State* s, int* dist, int* parent, const SP*
     }
 }
 
-// before a push that follows a pull: list the frontier (dist == level) in list[cur]
-extern "C" __global__ void bfs_list(State* s, const SP* __restrict__ sptr, int* list0,
-                                    int* list1, long long* offsets0, long long* offsets1) {
+__device__ __forceinline__ int* unreached_list(long long u, int* u0, int* u1, int* u2) {
+    return u == 0 ? u0 : u == 1 ? u1 : u2;
+}
+
+// before a push that follows a pull: list the frontier (dist == level) in list[cur], from
+// the vertices that pull read (the frontier is among them)
+extern "C" __global__ void BOUNDS bfs_list(State* s, const SP* __restrict__ sptr, int* list0,
+                                    int* list1, long long* offsets0, long long* offsets1,
+                                    int* u0, int* u1, int* u2) {
     if (s->done || !s->push || s->listed) return;
     const int level = (int)s->level;
-    const long long cur = s->cur, n = s->n;
+    const long long cur = s->cur;
+    const int* __restrict__ read = unreached_list(s->uprev, u0, u1, u2);
+    const long long entries = (long long)(s->unlisting[s->uprev] >> EDGE_BITS);
     const int* __restrict__ dist = s->dist;
-    const unsigned lane = threadIdx.x & 31;
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long v0 = (long long)blockIdx.x * blockDim.x + threadIdx.x - lane; v0 < n;
-         v0 += stride) {
-        const long long v = v0 + lane;
-        const bool take = v < n && dist[v] == level;
-        warp_append(take, (int)v, take ? out_degree(sptr, v) : 0, &s->listing[cur],
-                    cur ? list1 : list0, cur ? offsets1 : offsets0);
+    for (long long b0 = (long long)blockIdx.x * blockDim.x; b0 < entries; b0 += stride) {
+        const long long i = b0 + threadIdx.x;
+        const int v = i < entries ? read[i] : 0;
+        const bool take = i < entries && dist[v] == level;
+        block_append(take, v, take ? out_degree(sptr, v) : 0, &s->listing[cur],
+                     cur ? list1 : list0, cur ? offsets1 : offsets0);
     }
 }
 
@@ -223,10 +266,11 @@ __device__ __forceinline__ unsigned long long block_sum(unsigned long long x,
     return *shared;
 }
 
-extern "C" __global__ void bfs_level(State* s, const SP* __restrict__ sptr,
+extern "C" __global__ void BOUNDS bfs_level(State* s, const SP* __restrict__ sptr,
                                      const SI* __restrict__ sidx, const TP* __restrict__ tptr,
                                      const TI* __restrict__ tidx, int* list0, int* list1,
-                                     long long* offsets0, long long* offsets1) {
+                                     long long* offsets0, long long* offsets1, int* u0,
+                                     int* u1, int* u2) {
     if (s->done) return;
     const int level = (int)s->level;
     const bool push = s->push != 0;
@@ -234,7 +278,7 @@ extern "C" __global__ void bfs_level(State* s, const SP* __restrict__ sptr,
     int* dist = s->dist;
     int* parent = s->parent;
     const long long stride = (long long)gridDim.x * blockDim.x;
-    const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long block0 = (long long)blockIdx.x * blockDim.x;
     if (push) {
         // q⟨¬pi.S, replace⟩ = q any.secondi S: one thread per edge out of the listed frontier
         const unsigned long long listing = s->listing[cur];
@@ -242,9 +286,8 @@ extern "C" __global__ void bfs_level(State* s, const SP* __restrict__ sptr,
         const long long edges = (long long)(listing & EDGE_FIELD);
         const int* __restrict__ list = cur ? list1 : list0;
         const long long* __restrict__ offsets = cur ? offsets1 : offsets0;
-        const unsigned lane = threadIdx.x & 31;
-        for (long long e0 = tid - lane; e0 < edges; e0 += stride) {
-            const long long e = e0 + lane;
+        for (long long b0 = block0; b0 < edges; b0 += stride) {
+            const long long e = b0 + threadIdx.x;
             bool take = false;
             int v = 0;
             long long d = 0;
@@ -263,28 +306,37 @@ extern "C" __global__ void bfs_level(State* s, const SP* __restrict__ sptr,
                     d = out_degree(sptr, v);
                 }
             }
-            warp_append(take, v, d, &s->listing[1 - cur], cur ? list0 : list1,
-                        cur ? offsets0 : offsets1);
+            block_append(take, v, d, &s->listing[1 - cur], cur ? list0 : list1,
+                         cur ? offsets0 : offsets1);
         }
     } else {
         // q⟨¬pi.S, replace⟩ = Sᵀ any.secondi q: each unreached vertex stops at its first
-        // in-neighbour in the frontier
+        // in-neighbour in the frontier; those still unreached make the next pull's list
         __shared__ unsigned long long shared_sum;
+        const long long ucur = s->ucur, unext = other_unreached(ucur);
+        const int* __restrict__ read = unreached_list(ucur, u0, u1, u2);
+        int* still = unreached_list(unext, u0, u1, u2);
+        const long long entries = (long long)(s->unlisting[ucur] >> EDGE_BITS);
         unsigned long long found = 0, found_edges = 0;
-        const long long n = s->n;
-        for (long long v = tid; v < n; v += stride) {
-            if (dist[v] != UNREACHED) continue;
-            const long long end = (long long)tptr[v + 1];
-            for (long long p = (long long)tptr[v]; p < end; ++p) {
-                const int u = (int)tidx[p];
-                if (dist[u] == level) {
-                    dist[v] = level + 1;
-                    parent[v] = u;
-                    found += 1;
-                    found_edges += (unsigned long long)out_degree(sptr, v);
-                    break;
+        for (long long b0 = block0; b0 < entries; b0 += stride) {
+            const long long i = b0 + threadIdx.x;
+            const int v = i < entries ? read[i] : 0;
+            bool unreached = i < entries && dist[v] == UNREACHED;
+            if (unreached) {
+                const long long end = (long long)tptr[v + 1];
+                for (long long p = (long long)tptr[v]; p < end; ++p) {
+                    const int u = (int)tidx[p];
+                    if (dist[u] == level) {
+                        dist[v] = level + 1;
+                        parent[v] = u;
+                        found += 1;
+                        found_edges += (unsigned long long)out_degree(sptr, v);
+                        unreached = false;
+                        break;
+                    }
                 }
             }
+            block_append(unreached, v, 0, &s->unlisting[unext], still, nullptr);
         }
         found = block_sum(found, &shared_sum);
         if (threadIdx.x == 0 && found) atomicAdd(&s->pulled_nf, found);
@@ -295,6 +347,14 @@ extern "C" __global__ void bfs_level(State* s, const SP* __restrict__ sptr,
     if (last_block_to_finish(&s->ticket) && threadIdx.x == 0) finish_level(s, push);
 }
 """
+
+
+def source(sp, si, tp, ti):
+    """The kernels' CUDA source for S's and Sᵀ's pointer and index C types."""
+    bounds = (f"__launch_bounds__({launch.THREADS}, {MIN_BLOCKS_PER_SM})"
+              if MIN_BLOCKS_PER_SM else "")
+    return Template(_SOURCE).substitute(SP=sp, SI=si, TP=tp, TI=ti, BOUNDS=bounds,
+                                        LAST_BLOCK_TO_FINISH=LAST_BLOCK_TO_FINISH)
 
 
 class Levels:
@@ -313,15 +373,20 @@ class Levels:
             self._state = xp.zeros(_STATE_WORDS, dtype=np.uint64)
             self._lists = [xp.empty(max(1, self.n), dtype=np.int32) for _ in range(2)]
             self._offsets = [xp.empty(max(1, self.n), dtype=np.int64) for _ in range(2)]
+            # the unreached lists: every vertex with an in-edge (what a first pull reads),
+            # then two for the vertices each pull leaves unreached
+            tptr = self.T[0]
+            with_in_edges = xp.flatnonzero(tptr[1:] != tptr[:-1]).astype(np.int32)
+            self._unreached = [with_in_edges] + [
+                xp.empty(max(1, len(with_in_edges)), dtype=np.int32) for _ in range(2)]
             self._box = PinnedBox(8, 1)
             self._flag = xp.zeros(1, dtype=bool)   # (the box's bitmap part: unused)
-            self._grid = launch.strided_grid(max(self.n, 1))
+            self._grid = (min(launch.grid(max(self.n, 1))[0],
+                              launch.sm_count() * BLOCKS_PER_SM),)
             types = tuple(c_index_type(a.dtype) for a in (*self.S, *self.T))
-            key = KernelKey("bfs", "levels", (), types)
-            self._kernels = get_functions(key, lambda: Template(_SOURCE).substitute(
-                SP=types[0], SI=types[1], TP=types[2], TI=types[3],
-                LAST_BLOCK_TO_FINISH=LAST_BLOCK_TO_FINISH),
-                ("bfs_start", "bfs_list", "bfs_level"))
+            key = KernelKey("bfs", "levels", (), types, (MIN_BLOCKS_PER_SM,))
+            self._kernels = get_functions(key, lambda: source(*types),
+                                          ("bfs_start", "bfs_list", "bfs_level"))
         else:
             self._host = None   # the NumPy search's state
 
@@ -334,7 +399,8 @@ class Levels:
             self._kernels["bfs_start"](self._grid, launch.BLOCK, (
                 self._state, dist, parent, sptr, np.int64(self.n), np.int64(self.m),
                 np.int32(self.can_pull), np.int64(source), np.float64(alpha),
-                np.float64(beta), self._lists[0], self._offsets[0]))
+                np.float64(beta), self._lists[0], self._offsets[0],
+                np.int64(len(self._unreached[0]))))
         else:
             dist.fill(UNREACHED)
             parent.fill(-1)
@@ -348,11 +414,11 @@ class Levels:
     def run(self):
         """Up to BATCH more levels (none once finished), then a post of the stop flag."""
         if backend.is_gpu:
-            lists, offsets = self._lists, self._offsets
-            level_args = (self._state, *self.S, *self.T, *lists, *offsets)
+            lists, offsets, unreached = self._lists, self._offsets, self._unreached
+            level_args = (self._state, *self.S, *self.T, *lists, *offsets, *unreached)
             for _ in range(BATCH):
                 self._kernels["bfs_list"](self._grid, launch.BLOCK, (
-                    self._state, self.S[0], *lists, *offsets))
+                    self._state, self.S[0], *lists, *offsets, *unreached))
                 self._kernels["bfs_level"](self._grid, launch.BLOCK, level_args)
             self._box.post(self._state[_DONE_WORD:_DONE_WORD + 1], self._flag)
             return

@@ -40,16 +40,22 @@ int main(int argc, char** argv) {
     const long long n = S.n;
     std::vector<int> dist(n + 1), parent(n + 1), list0(n + 1), list1(n + 1);
     std::vector<long long> offsets0(n + 1), offsets1(n + 1);
+    std::vector<int> u0, u1(n + 1), u2(n + 1);   // (the unreached lists: Levels' as well)
+    for (long long v = 0; v < n; ++v) if (T.ptr[v + 1] != T.ptr[v]) u0.push_back((int)v);
+    u0.push_back(0);
     launch(grid, 256, bfs_start, s, dist.data(), parent.data(), (const PTR*)S.ptr.data(), n,
-           S.m, can_pull, source, alpha, beta, list0.data(), offsets0.data());
+           S.m, can_pull, source, alpha, beta, list0.data(), offsets0.data(),
+           (long long)u0.size() - 1);
     for (int batch = 0; !s->done; ++batch) {
         if (batch > n + 1) return 3;   // (a search that never ends)
         for (int k = 0; k < BATCH; ++k) {
             launch(grid, 256, bfs_list, s, (const PTR*)S.ptr.data(), list0.data(),
-                   list1.data(), offsets0.data(), offsets1.data());
+                   list1.data(), offsets0.data(), offsets1.data(), u0.data(), u1.data(),
+                   u2.data());
             launch(grid, 256, bfs_level, s, (const PTR*)S.ptr.data(), (const IDX*)S.idx.data(),
                    (const PTR*)T.ptr.data(), (const IDX*)T.idx.data(), list0.data(),
-                   list1.data(), offsets0.data(), offsets1.data());
+                   list1.data(), offsets0.data(), offsets1.data(), u0.data(), u1.data(),
+                   u2.data());
         }
     }
     FILE* f = fopen(argv[8], "wb");

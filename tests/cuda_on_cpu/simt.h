@@ -18,6 +18,7 @@
 #define __forceinline__ inline
 #define __restrict__ __restrict
 #define __shared__ static
+#define __launch_bounds__(...)
 struct Dim { unsigned x = 1, y = 1, z = 1; };
 inline thread_local Dim threadIdx, blockIdx;
 inline Dim blockDim, gridDim;
