@@ -21,14 +21,16 @@ ATOMIC_PLUS_TYPES = {"float": "float", "double": "double", "int": "int",
                      "unsigned long long": "unsigned long long"}
 
 # A device function for kernels whose last block to finish combines what every block left
-# (a grid-wide total, a level's counts). Every thread of every block calls it; it returns
-# true in each thread of that one block, after which the others' writes are visible.
+# (a grid-wide total, a level's counts, a scan's block sums). Every thread of every block
+# calls it; it returns true in each thread of that one block, after which the others'
+# writes are visible. The ticket (unsigned int or unsigned long long) is zero at launch.
 LAST_BLOCK_TO_FINISH = r"""
-__device__ __forceinline__ bool last_block_to_finish(unsigned int* ticket) {
+template <class Ticket>
+__device__ __forceinline__ bool last_block_to_finish(Ticket* ticket) {
     __shared__ bool last;
     __threadfence();   // (this thread's writes are visible before the ticket says so)
     __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    if (threadIdx.x == 0) last = atomicAdd(ticket, (Ticket)1) == (Ticket)(gridDim.x - 1);
     __syncthreads();
     if (last) __threadfence();
     return last;
@@ -83,7 +85,7 @@ __device__ __forceinline__ Z shfl_down_z(Z v, int delta) {
     u.w = (W)__shfl_down_sync(FULL_MASK, (${SHFL_T})u.w, delta);
     return u.z;
 }
-"""
+""" + LAST_BLOCK_TO_FINISH
 
 
 def fold_start(monoid, z):

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import backend
 from .cache import KernelKey, get_kernel
+from .cuda_common import LAST_BLOCK_TO_FINISH
 from .launch import THREADS, grid
 from .segment import segment_reduce
 
@@ -31,6 +32,7 @@ MAX_BLOCKS = 1024  # ~8 blocks per SM on an H100: enough to stream at full bandw
 
 _SOURCE = r"""
 typedef ${T} T;
+${LAST_BLOCK_TO_FINISH}
 __device__ __forceinline__ T add_op(T x, T y) { return (T)(${EXPR}); }
 
 // the block's threads fold (acc, has) into part[0] / part_has[0]
@@ -57,7 +59,6 @@ extern "C" __global__ void reduce_all(const T* __restrict__ vals,
     // the identity, which is not one of the values
     __shared__ T part[${THREADS}];
     __shared__ bool part_has[${THREADS}];
-    __shared__ bool last;
     T acc = identity;
     bool has = false;
     long long stride = (long long)gridDim.x * blockDim.x;
@@ -71,13 +72,9 @@ extern "C" __global__ void reduce_all(const T* __restrict__ vals,
     if (threadIdx.x == 0) {
         partial[blockIdx.x] = part[0];
         partial_has[blockIdx.x] = part_has[0];
-        __threadfence();  // the partial is visible before the count says so
-        last = atomicAdd(done, 1u) == gridDim.x - 1;
     }
-    __syncthreads();
-    if (!last) return;
+    if (!last_block_to_finish(done)) return;
     // the last block to finish folds the blocks' partials
-    __threadfence();
     acc = identity;
     has = false;
     for (int b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
@@ -112,7 +109,8 @@ def reduce_all(values, present, monoid, dtype, *, on_device=False):
 def _reduce_cuda(values, present, monoid, dtype, identity, on_device):
     key = KernelKey("reduce_all", "one_pass", (monoid.name,), (dtype.name,))
     kernel = get_kernel(key, lambda: Template(_SOURCE).substitute(
-        T=dtype.c_type, EXPR=monoid.c(dtype), THREADS=THREADS), "reduce_all")
+        T=dtype.c_type, EXPR=monoid.c(dtype), THREADS=THREADS,
+        LAST_BLOCK_TO_FINISH=LAST_BLOCK_TO_FINISH), "reduce_all")
     n = len(values)
     blocks = min(MAX_BLOCKS, grid(n)[0])
     partial, has = xp.empty(blocks, dtype=values.dtype), xp.empty(blocks, dtype=bool)

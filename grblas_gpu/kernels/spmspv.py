@@ -258,7 +258,6 @@ spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long 
     long long* block_sums = BLOCK_SUMS_IN(scratch, nf_arg);
     __shared__ long long warp_tot[32];
     __shared__ long long chunk_total;
-    __shared__ bool last;
     clear_output(present, ws, nout, start, fill);
     const long long nf = (long long)FRONTIER_COUNT;
     const long long nstretch = (nf + 1023) >> 10;
@@ -275,12 +274,7 @@ spmspv_scan(const IA* __restrict__ ptr, const FI* __restrict__ fidx, const long 
         __syncthreads();  // warp_tot is rewritten by the next stretch
     }
     // every block reports; the last one sees all totals
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(done, 1ull) == gridDim.x - 1;
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
+    if (!last_block_to_finish(done)) return;
     long long carry = 0;
     for (long long b0 = 0; b0 < nstretch; b0 += 1024) {
         const long long b = b0 + threadIdx.x;

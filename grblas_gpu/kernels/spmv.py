@@ -740,7 +740,6 @@ spmv_few(const long long width, const TA* __restrict__ ax, const TA a_iso,
          unsigned char* part_has, unsigned int* ticket) {
     __shared__ Z s_acc[8][R];
     __shared__ bool s_has[8][R];
-    __shared__ bool s_last;
     bool has[R], on[R];
     Z acc[R];
 #pragma unroll
@@ -810,13 +809,8 @@ spmv_few(const long long width, const TA* __restrict__ ax, const TA a_iso,
     if (threadIdx.x < R) {  // the block's result, published before its ticket is taken
         part[(long long)blockIdx.x * R + threadIdx.x] = a;
         part_has[(long long)blockIdx.x * R + threadIdx.x] = h;
-        __threadfence();
     }
-    __syncthreads();
-    if (threadIdx.x == 0) s_last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    __syncthreads();
-    if (!s_last) return;
-    __threadfence();
+    if (!last_block_to_finish(ticket)) return;
     // the last block folds every block's result: thread t those of blocks t, t + 256, ...
     // (read past L1, which holds none of them, all loads issued before any is used), then
     // its warps and the block in order
