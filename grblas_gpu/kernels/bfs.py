@@ -374,9 +374,12 @@ class Levels:
             self._lists = [xp.empty(max(1, self.n), dtype=np.int32) for _ in range(2)]
             self._offsets = [xp.empty(max(1, self.n), dtype=np.int64) for _ in range(2)]
             # the unreached lists: every vertex with an in-edge (what a first pull reads),
-            # then two for the vertices each pull leaves unreached
-            tptr = self.T[0]
-            with_in_edges = xp.flatnonzero(tptr[1:] != tptr[:-1]).astype(np.int32)
+            # then two for the vertices each pull leaves unreached (push only: never read)
+            if self.can_pull:
+                tptr = self.T[0]
+                with_in_edges = xp.flatnonzero(tptr[1:] != tptr[:-1]).astype(np.int32)
+            else:
+                with_in_edges = xp.empty(0, dtype=np.int32)
             self._unreached = [with_in_edges] + [
                 xp.empty(max(1, len(with_in_edges)), dtype=np.int32) for _ in range(2)]
             self._box = PinnedBox(8, 1)
