@@ -47,7 +47,8 @@ its previous state, which is what a failed recording restores.
 Threads: a recording's journal belongs to the thread recording (another thread's changes,
 made meanwhile, are not its own), and CuPy captures in its relaxed mode on a stream of its
 own, so other threads keep running operations. A Replay is used by one thread at a time,
-like any object it writes.
+like any object it writes; where fn runs products, replay it from the thread that recorded
+it (the recording holds that thread's spmv scratch: grblas_gpu.kernels.spmv._per_thread).
 """
 import threading
 import weakref
