@@ -890,7 +890,7 @@ def kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra=()
     return key
 
 
-_keys = {}
+_keys = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 def _kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra):
@@ -907,7 +907,7 @@ def _kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra):
                       ("stop", str(prod.stop[0])), *extra))
 
 
-_dummies = {}
+_dummies = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 def dummy():
@@ -1186,7 +1186,7 @@ def scalar_arg(value, dtype):
     return arg
 
 
-_scalar_args = {}
+_scalar_args = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 # ---------------------------------------------------------------- entry point
