@@ -97,7 +97,8 @@ class Matrix(MaskableMixin):
         """``make()``, made once for this matrix's content and kept with it (dropped when the
         matrix changes): what an algorithm derives from a graph and reuses from call to call,
         like LAGraph's cached graph properties. Threads reading the matrix share it: the
-        first to ask makes it, the others wait for that one (so make() runs once)."""
+        first to ask makes it, the others wait for that one (so make() runs once; it runs
+        under a lock, so it must not wait for another thread that asks for a memo)."""
         cache = self._cache
         found = cache.get(key, _MISSING)
         if found is _MISSING:
