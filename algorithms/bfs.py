@@ -33,7 +33,9 @@ Levels issued after the search ends return at once. The trace is computed afterw
 the levels found (the counts and the rule are the same).
 
 Cached properties: S (the pattern, kept with A: Matrix.memo) and, kept with S, the
-workspace: the level kernels' lists and state and the recorded batch.
+workspaces: the level kernels' lists and state and the recorded batch. A search holds one
+for its duration, so searches on one graph from several threads each use their own (as many
+are made as run at once, and kept for later searches).
 
 Results (nvGRAPH's): dense backend int32 arrays of length n, new for each search;
 distances[source] = 0, 2**31 - 1 where unreachable; predecessors[source] = -1, -1 where
@@ -100,13 +102,14 @@ def bfs_advanced(S, source, *, AT, alpha=None, beta=None, trace=None):
     beta = DEFAULT_BETA if beta is None else beta
     if not (alpha > 0 and beta > 0):
         raise InvalidValue(f"bfs: alpha and beta must be positive, got {alpha}, {beta}")
-    ws = _workspace(S, AT)
+    ws = _take_workspace(S, AT)
     # dist = ∞, parent = -1 ;  dist(source) = 0 ;  q = {source}
     dist, parent = ws.levels.start(source, alpha, beta)
     while True:
         ws.run_levels()                 # BATCH levels, each one fused kernel on the device
         if ws.levels.finished():        # the one device read: no edge leaves the frontier
             break
+    _give_back(S, ws)
     if trace is not None:
         _trace(S, AT is not None, dist, alpha, beta, trace)
     return dist, parent
@@ -128,14 +131,25 @@ class _Workspace:
         return at is AT and gg.replay.same_arrays(at_arrays, _content(AT))
 
 
-def _workspace(S, AT):
-    """The workspace kept with S, made again when AT is another object or has been given
-    new content since (its recording reads AT's arrays)."""
-    kept = S.memo("algorithms.bfs", dict)
-    ws = kept.get("workspace")
-    if ws is None or not ws.made_from(AT):
-        ws = kept["workspace"] = _Workspace(S, AT)
-    return ws
+def _take_workspace(S, AT):
+    """A workspace kept with S, free for this search: the searches under way on S each hold
+    their own (its levels' state and lists are the search's scratch), taken from the free
+    ones or made. One made before AT was another object or was given new content is dropped
+    (its recording reads AT's arrays)."""
+    free = S.memo("algorithms.bfs.free", list)
+    while True:
+        try:
+            ws = free.pop()   # (atomic: two threads never take the same one)
+        except IndexError:
+            return _Workspace(S, AT)
+        if ws.made_from(AT):
+            return ws
+
+
+def _give_back(S, ws):
+    """The finished search's workspace, free for the next search on S (its kernels are
+    done: finished() waited for the last)."""
+    S.memo("algorithms.bfs.free", list).append(ws)
 
 
 def _content(x):

@@ -152,10 +152,10 @@ extern "C" __global__ void count_true(const unsigned char* __restrict__ flags, l
     }
 }
 """
-_count_kernel = None
+_count_kernel = None  # (threads: two may both make it, and CuPy compile it twice: equal)
 
 
-_DTYPE_NAMES = {}
+_DTYPE_NAMES = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 def dtype_name(dtype):
@@ -204,8 +204,9 @@ ROW_IDS(int, long long, row_ids_int32_int64)
 ROW_IDS(long long, int, row_ids_int64_int32)
 ROW_IDS(long long, long long, row_ids_int64_int64)
 """
-_row_ids_module = None
+_row_ids_module = None  # (threads: as _count_kernel)
 _row_ids_functions = {}  # (index types, device) -> kernel: get_function costs ~5 µs a call
+# (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 def row_ids(indptr, nnz, dtype):

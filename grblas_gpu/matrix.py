@@ -4,6 +4,8 @@ Storage follows MPGraph's layout: CSR is the primary form; CSC is cached togethe
 edge-id array mapping each CSC entry to its CSR position, so per-edge data stays 1:1 with
 one edge list. Values may be absent: an iso-valued matrix keeps one scalar instead.
 """
+import threading
+
 import numpy as np
 
 from . import backend, replay
@@ -21,6 +23,12 @@ __all__ = ["Matrix"]
 # hypersparse (DCSR) storage, which is not implemented. Column counts (for CSR) and vector
 # sizes may be as large as 2**60.
 MAX_POINTER_LENGTH = 2**31
+
+
+# held while a memo is made (made once however many threads ask; reentrant: a make() may
+# ask for another memo); never taken when the memo is there
+_MEMO_LOCK = threading.RLock()
+_MISSING = object()
 
 
 def _check_pointer_length(n, what):
@@ -88,10 +96,17 @@ class Matrix(MaskableMixin):
     def memo(self, key, make):
         """``make()``, made once for this matrix's content and kept with it (dropped when the
         matrix changes): what an algorithm derives from a graph and reuses from call to call,
-        like LAGraph's cached graph properties."""
-        if key not in self._cache:
-            self._caching()[key] = make()
-        return self._cache[key]
+        like LAGraph's cached graph properties. Threads reading the matrix share it: the
+        first to ask makes it, the others wait for that one (so make() runs once; it runs
+        under a lock, so it must not wait for another thread that asks for a memo)."""
+        cache = self._cache
+        found = cache.get(key, _MISSING)
+        if found is _MISSING:
+            with _MEMO_LOCK:
+                found = self._cache.get(key, _MISSING)
+                if found is _MISSING:
+                    found = self._caching()[key] = make()
+        return found
 
     @classmethod
     def _from_csr(cls, nrows, ncols, dtype, indptr, indices, values, iso=None):
@@ -215,6 +230,8 @@ class Matrix(MaskableMixin):
             return self._values
         return xp.full(len(self._indices), self._iso, dtype=self._dtype.np_type)
 
+    # _rows and _csc may be made by two threads at once: both make the same arrays from the
+    # same content, and whichever is kept serves (no lock on these hot paths)
     def _rows(self):
         rows = self._cache.get("rows")
         if rows is None:

@@ -43,14 +43,23 @@ runs on every call.
 Objects report their changes through :func:`note` (Vector._set, Matrix._set and the lazily
 built forms call it): while a recording is under way the first change of each object saves
 its previous state, which is what a failed recording restores.
+
+Threads: a recording's journal belongs to the thread recording (another thread's changes,
+made meanwhile, are not its own), and CuPy captures in its relaxed mode on a stream of its
+own, so other threads keep running operations. A Replay is used by one thread at a time,
+like any object it writes; where fn runs products, replay it from the thread that recorded
+it (the recording holds that thread's spmv scratch: grblas_gpu.kernels.spmv._per_thread).
 """
+import threading
 import weakref
 
 from . import backend
 
 __all__ = ["Replay", "note", "read", "adopted", "private_dense", "content", "same_arrays"]
 
-_journal = None  # the _Journal of the recording under way, else None
+_local = threading.local()  # .journal: the _Journal of this thread's recording under way
+_recordings = 0  # journals open in all threads: note() and read() test it first, unlocked
+_lock = threading.RLock()  # guards _recordings, _private and _owner (their rare writes)
 _private = {}  # id(object) -> (weak reference, the private arrays recordings read)
 _owner = {}    # id(private array) -> id(the object it is private to)
 _borrowers = {}  # id(private array) -> [weak references to other objects given it]
@@ -58,15 +67,27 @@ _borrowers = {}  # id(private array) -> [weak references to other objects given 
 
 def note(obj):
     """Called by a container before it changes: saves its state while recording."""
-    if _journal is not None:
-        _journal.save(obj)
+    if _recordings:
+        journal = getattr(_local, "journal", None)
+        if journal is not None:
+            journal.save(obj)
 
 
 def read(obj):
     """Called by a Vector before its contents are read: a Vector read before fn changes it
     carries a value from call to call (the others are scratch, written before read)."""
-    if _journal is not None and id(obj) not in _journal.saved:
-        _journal.read_first[id(obj)] = obj
+    if _recordings:
+        journal = getattr(_local, "journal", None)
+        if journal is not None and id(obj) not in journal.saved:
+            journal.read_first[id(obj)] = obj
+
+
+def _open(journal):
+    """Make journal this thread's (None: close it)."""
+    global _recordings
+    with _lock:
+        _recordings += 1 if journal is not None else -1
+        _local.journal = journal
 
 
 def adopted(obj, arrays):
@@ -104,7 +125,7 @@ def _lent(a):
     if live:
         _borrowers[id(a)] = live
         return True
-    del _borrowers[id(a)]
+    _borrowers.pop(id(a), None)  # (another thread may have dropped it first)
     return False
 
 
@@ -188,7 +209,6 @@ class Replay:
             self._record()
 
     def _record(self):
-        global _journal
         cp = backend.xp
         owned = {}  # id(obj) -> obj: the objects given private arrays
         for ref in self._writes + self._inputs:
@@ -206,7 +226,7 @@ class Replay:
         pool, stream = cp.cuda.MemoryPool(), cp.cuda.Stream(non_blocking=True)
         journal, graph, failure, copies = _Journal(), None, None, []
         stream.wait_event(cp.cuda.get_current_stream().record())
-        _journal = journal
+        _open(journal)
         try:
             with stream, cp.cuda.using_allocator(pool.malloc):
                 stream.begin_capture()
@@ -223,7 +243,7 @@ class Replay:
                     except Exception as e:
                         failure = failure or e
         finally:
-            _journal = None
+            _open(None)
         if failure is not None:
             journal.restore()
             self.why_not_recorded = f"{type(failure).__name__}: {failure}"
@@ -260,14 +280,13 @@ class Replay:
 
 def _journaled(fn):
     """Run fn; the journal of the objects it changed."""
-    global _journal
     journal = _Journal()
-    _journal = journal
+    _open(journal)
     try:
         fn()
         return journal
     finally:
-        _journal = None
+        _open(None)
 
 
 def _private_arrays(obj):
@@ -277,19 +296,21 @@ def _private_arrays(obj):
 
 def _set_private(obj, arrays):
     key = id(obj)
-    _forget_private(key)
-    _private[key] = (weakref.ref(obj, lambda _: _forget_private(key)), arrays)
-    for a in arrays:
-        if a is not None:
-            _owner[id(a)] = key
+    with _lock:
+        _forget_private(key)
+        _private[key] = (weakref.ref(obj, lambda _: _forget_private(key)), arrays)
+        for a in arrays:
+            if a is not None:
+                _owner[id(a)] = key
 
 
 def _forget_private(key):
-    _, arrays = _private.pop(key, (None, ()))
-    for a in arrays:
-        if a is not None and _owner.get(id(a)) == key:
-            del _owner[id(a)]
-            _borrowers.pop(id(a), None)
+    with _lock:  # (also run by the garbage collector, in whichever thread)
+        _, arrays = _private.pop(key, (None, ()))
+        for a in arrays:
+            if a is not None and _owner.get(id(a)) == key:
+                del _owner[id(a)]
+                _borrowers.pop(id(a), None)
 
 
 def same_arrays(arrays, others):

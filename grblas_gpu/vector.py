@@ -4,6 +4,8 @@
 Either form may be cached beside the other; ``_sparse()`` and ``_dense_form()`` convert on
 demand. The dense form's values are undefined where the bitmap is False.
 """
+import threading
+
 import numpy as np
 
 from . import backend, replay
@@ -25,6 +27,11 @@ DENSE_THRESHOLD = 1 / 16
 # Entries handed over from the host, up to this many, are checked and sorted there: one copy
 # to the device instead of a dozen small device operations and reads (1.2 ms for one entry).
 HOST_BUILD_MAX = 1 << 16
+
+# held while a dense form is made: it may be written into a Replay's private arrays in
+# place, which two threads reading the Vector at once must not both do (the sparse form
+# is made in new arrays and published by one assignment: no lock)
+_FORM_LOCK = threading.Lock()
 
 
 def _host_entries(indices, values, size, dtype):
@@ -211,19 +218,24 @@ class Vector(MaskableMixin):
         """(values, bitmap), both of length size."""
         replay.read(self)
         if self._dn is None:
-            replay.note(self)
-            idx, _ = self._sp
-            values, bitmap = replay.private_dense(self)  # (a Replay's arrays, free now)
-            if values is None or bitmap is None:
-                values = xp.zeros(self._size, dtype=self._dtype.np_type)
-                bitmap = xp.zeros(self._size, dtype=bool)
-            else:
-                bitmap.fill(False)
-            if len(idx):  # (a scatter of nothing still costs CuPy 30-40 µs of host time)
-                values[idx] = self._values_full()
-                bitmap[idx] = True
-            self._dn = (values, bitmap)
+            with _FORM_LOCK:
+                if self._dn is None:
+                    self._make_dense()
         return self._dn
+
+    def _make_dense(self):
+        replay.note(self)
+        idx, _ = self._sp
+        values, bitmap = replay.private_dense(self)  # (a Replay's arrays, free now)
+        if values is None or bitmap is None:
+            values = xp.zeros(self._size, dtype=self._dtype.np_type)
+            bitmap = xp.zeros(self._size, dtype=bool)
+        else:
+            bitmap.fill(False)
+        if len(idx):  # (a scatter of nothing still costs CuPy 30-40 µs of host time)
+            values[idx] = self._values_full()
+            bitmap[idx] = True
+        self._dn = (values, bitmap)
 
     def set_format(self, fmt):
         """'sparse', 'dense' or 'auto' (by density); the contents do not change."""

@@ -47,8 +47,8 @@ class _Op:
     def __getitem__(self, dtype):
         typed = self.__dict__.setdefault("_typed", {})  # one view per type, made once
         view = typed.get(dtype)
-        if view is None:
-            view = typed[dtype] = Typed(self, self._check_type(dtype))
+        if view is None:  # (setdefault: threads asking at once all get the view kept)
+            view = typed.setdefault(dtype, Typed(self, self._check_type(dtype)))
         return view
 
     def __contains__(self, dtype):

@@ -83,7 +83,7 @@ def lookup(op, kind=None):
     return found
 
 
-_by_name = {}
+_by_name = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 def _lookup_name(op, kind):

@@ -4,12 +4,16 @@ A ``KernelKey`` names the kernel family, the variant, the operators and the type
 other specialisation: mask kind, index type, iso inputs). Kernels are compiled once per
 (key, device) with NVRTC through CuPy and memoised; the generated source stays inspectable
 through :func:`source_of`. CuPy additionally keeps compiled binaries in its disk cache.
+
+Threads: a lookup that finds its kernel takes no lock; a miss compiles under one lock, so
+threads asking for the same new kernel at once compile it once and share it.
 """
+import threading
 from dataclasses import dataclass
 
 from .. import backend
 
-__all__ = ["KernelKey", "get_kernel", "get_functions", "source_of", "cached_keys"]
+__all__ = ["KernelKey", "get_kernel", "get_functions", "source_of", "cached_keys", "compile_lock"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class KernelKey:
 
 _kernels = {}
 _sources = {}
+compile_lock = threading.RLock()   # held while a miss builds (get_functions nests get_kernel)
 
 
 def _device_id():
@@ -47,12 +52,15 @@ def get_kernel(key, build_source, name, *, options=("--std=c++17",), module=Fals
     memo = (key, name, _device_id())
     kernel = _kernels.get(memo)
     if kernel is None:
-        src = _sources.get(key)
-        if src is None:
-            src = _sources[key] = build_source()
-        mod = backend.xp.RawModule(code=src, options=tuple(options))
-        kernel = mod if module else mod.get_function(name)
-        _kernels[memo] = kernel
+        with compile_lock:
+            kernel = _kernels.get(memo)
+            if kernel is None:
+                src = _sources.get(key)
+                if src is None:
+                    src = _sources[key] = build_source()
+                mod = backend.xp.RawModule(code=src, options=tuple(options))
+                kernel = mod if module else mod.get_function(name)
+                _kernels[memo] = kernel
     return kernel
 
 
@@ -67,7 +75,11 @@ class _Functions(dict):
         self.module = module
 
     def __missing__(self, name):
-        kernel = self[name] = self.module.get_function(name)
+        # CuPy compiles a RawModule at its first get_function: under the lock, once
+        with compile_lock:
+            kernel = dict.get(self, name)
+            if kernel is None:
+                kernel = self[name] = self.module.get_function(name)
         return kernel
 
 
@@ -78,8 +90,11 @@ def get_functions(key, build_source, names=(), *, options=("--std=c++17",)):
     memo = (key, _device_id())
     table = _tables.get(memo)
     if table is None:
-        table = _tables[memo] = _Functions(
-            get_kernel(key, build_source, "module", options=options, module=True))
+        with compile_lock:
+            table = _tables.get(memo)
+            if table is None:
+                table = _tables[memo] = _Functions(
+                    get_kernel(key, build_source, "module", options=options, module=True))
     for name in names:
         table[name]  # noqa: B018  (a kernel missing from the module fails here, not later)
     return table

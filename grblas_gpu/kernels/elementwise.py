@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import backend
 from ..types import lookup_dtype
-from . import launch
+from . import cache, launch
 from .cuda_common import c_cast
 
 __all__ = ["dense_write", "dense_scatter", "dense_apply", "dense_ewise", "gather_binary"]
@@ -40,6 +40,7 @@ def _c_expr(op, dtype):
 
 
 def _kernel(key, in_params, out_params, body, preamble="", restrict=True):
+    # (two threads may both make one: equal, and compiled only at a first call, once)
     k = _kernels.get(key)
     if k is None:
         k = _kernels[key] = _StridedKernel("gg_" + key[0], in_params, out_params, body,
@@ -64,13 +65,21 @@ class _StridedKernel:
         # which arguments are scalars is fixed by the call site (the kernel's key): compiled
         # on the first call, which also finds the array giving the extent
         if self._fn is None:
+            self._compile(args)
+        n = len(args[self._extent])
+        self._fn(launch.strided_grid(n), launch.BLOCK, (*args, np.int64(n)))
+
+    def _compile(self, args):
+        with cache.compile_lock:   # (threads calling it first at once: compiled once)
+            if self._fn is not None:
+                return
             scalars = [not isinstance(a, backend.xp.ndarray) for a in args]
             self._extent = next(k for k, ((raw, *_), scalar) in
                                 enumerate(zip(self.params, scalars)) if not (raw or scalar))
-            self._fn = backend.xp.RawKernel(self._source(scalars), self.name,
-                                            options=("--std=c++17",))
-        n = len(args[self._extent])
-        self._fn(launch.strided_grid(n), launch.BLOCK, (*args, np.int64(n)))
+            fn = backend.xp.RawKernel(self._source(scalars), self.name,
+                                      options=("--std=c++17",))
+            fn.compile()   # (CuPy compiles at the first launch otherwise, past the lock)
+            self._fn = fn
 
     def _source(self, scalars):
         sig, bind = [], []

@@ -13,7 +13,7 @@ THREADS = 256       # threads per block
 BLOCK = (THREADS,)
 BLOCKS_PER_SM = 16  # resident blocks per multiprocessor for the grid-stride kernels
 
-_sm_counts = {}
+_sm_counts = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 def grid(threads_needed):

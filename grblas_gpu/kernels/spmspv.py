@@ -541,7 +541,7 @@ def _source(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
                                    SPAN=EDGES_SPAN, PRECHECK=PRECHECK.get(kind, 0))
 
 
-_plans = {}
+_plans = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 def _plan(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):

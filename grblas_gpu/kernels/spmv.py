@@ -45,6 +45,7 @@ others take ``spmv_rows`` (which skips excluded rows and stops early) and ``spmv
 
 The result is dense: values and a presence bitmap of length nrows (every row written once).
 """
+import threading
 from string import Template
 from typing import Any, NamedTuple, Optional
 
@@ -889,7 +890,7 @@ def kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra=()
     return key
 
 
-_keys = {}
+_keys = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 def _kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra):
@@ -906,7 +907,7 @@ def _kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra):
                       ("stop", str(prod.stop[0])), *extra))
 
 
-_dummies = {}
+_dummies = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 def dummy():
@@ -992,7 +993,6 @@ class _PullSetup(NamedTuple):
     stream: bool     # spmv_stream, else spmv_rows and spmv_items
     plan: dict
     scalars: tuple   # (full width, B's iso, u's iso, u full, nnz, terminal) as kernel arguments
-    partials: tuple  # the long rows' partial results and their flags
 
 
 def _pull_setup(B, u, prod, mask, plan_cache):
@@ -1045,7 +1045,7 @@ def _pull_setup(B, u, prod, mask, plan_cache):
     term = tout.np_type.type(0) if term is None else tout.np_type.type(term)
     scalars = (np.int64(B.full_width), scalar_arg(B.iso, B.dtype), scalar_arg(u.iso, u.dtype),
                np.int32(bool(u.full)), np.int64(nnz), term)
-    setup = _PullSetup(fn, stream, plan, scalars, _partials(plan, tout))
+    setup = _PullSetup(fn, stream, plan, scalars)
     if key is not None:
         setups[key] = setup
     return setup
@@ -1068,7 +1068,8 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
         return "dense", out, present
     if B.full_width > 0 and n <= FEW_ROWS:
         return _few_rows_cuda(B, u, prod, mask, plan_cache, out, present)
-    fn, stream, plan, scalars, (part, part_has) = _pull_setup(B, u, prod, mask, plan_cache)
+    fn, stream, plan, scalars = _pull_setup(B, u, prod, mask, plan_cache)
+    part, part_has = _partials(plan, prod.tout)   # (the thread's own: a setup is shared)
     full_width, b_iso, u_iso, u_full, nnz, term = scalars
     d = dummy()
     operands = (B.idx, full_width, d if B.values is None else B.values, b_iso,
@@ -1133,27 +1134,38 @@ def _few_rows_cuda(B, u, prod, mask, plan_cache, out, present):
 
 
 def _few_scratch(plan_cache, B, nrows, nblocks, tout):
-    """spmv_few's block results and ticket (zero between launches), kept with B's plans:
-    calls on one stream run in order, so one set per shape and type serves them all."""
+    """spmv_few's block results and ticket (zero between launches), kept with B's plans, one
+    set per thread (:func:`_per_thread`): a thread's calls run in order on its stream, so
+    one set per shape and type serves them all."""
     key = ("few_scratch", int(B.ptr.data.ptr), nrows, nblocks, tout.name)
-    bufs = plan_cache.get(key) if plan_cache is not None else None
-    if bufs is None:
-        bufs = (xp.empty(nblocks * nrows, dtype=tout.np_type),
-                xp.empty(nblocks * nrows, dtype=bool), xp.zeros(1, dtype=np.uint32))
-        if plan_cache is not None:
-            plan_cache[key] = bufs
-    return bufs
+    return _per_thread(plan_cache, key, lambda: (
+        xp.empty(nblocks * nrows, dtype=tout.np_type), xp.empty(nblocks * nrows, dtype=bool),
+        xp.zeros(1, dtype=np.uint32)))
 
 
 def _partials(plan, tout):
-    """Scratch for the long rows' partial results, kept with the plan: calls on one stream
-    run in order, so one buffer per value type serves them all."""
-    key = ("partials", tout.name)
-    bufs = plan.get(key)
-    if bufs is None:
-        nitems = len(plan["item_row"])
-        bufs = plan[key] = (xp.empty(nitems, dtype=tout.np_type), xp.empty(nitems, dtype=bool))
-    return bufs
+    """Scratch for the long rows' partial results, kept with the plan, one buffer per value
+    type and thread (:func:`_per_thread`)."""
+    nitems = len(plan["item_row"])
+    return _per_thread(plan, ("partials", tout.name), lambda: (
+        xp.empty(nitems, dtype=tout.np_type), xp.empty(nitems, dtype=bool)))
+
+
+def _per_thread(cache, key, make):
+    """``make()``, kept in ``cache`` (None: not kept) under ``key``, one per thread: device
+    scratch that a product writes and reads back in later launches. Products issued by one
+    thread run in order (on its current stream), so they may share it; another thread's,
+    on another stream or interleaved on the same one, must not. A thread's own is dropped
+    with the thread (CuPy then gives its memory only to later work on the same stream)."""
+    if cache is None:
+        return make()
+    local = cache.get(key)
+    if local is None:
+        local = cache.setdefault(key, threading.local())   # (atomic: one for all threads)
+    made = getattr(local, "made", None)
+    if made is None:
+        made = local.made = make()
+    return made
 
 
 def scalar_arg(value, dtype):
@@ -1174,7 +1186,7 @@ def scalar_arg(value, dtype):
     return arg
 
 
-_scalar_args = {}
+_scalar_args = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 # ---------------------------------------------------------------- entry point
