@@ -112,7 +112,8 @@ def _check_finite(algo, result):
             what = _FINITE_RESULTS.get(algo, "values")
             kind = "non-finite (NaN or inf)" if promised else "NaN"
             raise Failure(f"{algo} returned {bad} {kind} {what} of {a.size}; not printing "
-                          "them (a wrong result, e.g. from negative or non-finite weights)")
+                          "them (a wrong result: negative, zero or non-finite weights can "
+                          "cause it)")
 
 
 def _cmd_run(args):

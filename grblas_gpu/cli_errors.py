@@ -14,13 +14,17 @@ the epilog of each ``--help``):
     130  interrupted (Ctrl-C)
 
 The line reads ``PROG: error: MESSAGE`` as argparse writes it; a GraphBLASError's message
-starts with its status (``GrB_INVALID_VALUE: ...``). ``--debug`` anywhere on the command
-line (or GRBLAS_GPU_DEBUG=1 in the environment) prints the traceback before the line.
+starts with its status (``GrB_INVALID_VALUE: ...``). Warnings (NumPy's "invalid value
+encountered", say) are held: after a success each distinct one is a line
+``PROG: warning: ...``; after an error none is printed, the error line tells what matters.
+``--debug`` anywhere on the command line (or GRBLAS_GPU_DEBUG=1 in the environment) prints
+warnings as Python does and the traceback before the error line.
 """
 import argparse
 import os
 import sys
 import traceback
+import warnings
 
 from .errors import GraphBLASError
 
@@ -94,6 +98,17 @@ def run_main(prog, body, argv=None):
     on stderr and its exit code returned (see the module docstring). SystemExit (argparse's
     --help) passes through."""
     debug = _debug_requested(argv)
+    with warnings.catch_warnings(record=not debug) as caught:
+        if not debug:
+            warnings.simplefilter("always")
+        code = _run(prog, body, argv, debug)
+    if caught and code == EXIT_OK:
+        for text in dict.fromkeys(_one_line(w.message) for w in caught):
+            print(f"{prog}: warning: {text}", file=sys.stderr)
+    return code
+
+
+def _run(prog, body, argv, debug):
     try:
         return body(argv)
     except KeyboardInterrupt:

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -175,6 +176,22 @@ def test_not_converged_and_internal_errors_exit_1(capsys, monkeypatch):
     assert cli.main(["run", "bfs", "karate"]) == 1
     line = _error_line(capsys)
     assert "internal error: TypeError: a bug over two lines" in line and "--debug" in line
+
+
+def test_warnings_are_one_line_each_and_silent_after_an_error(capsys, monkeypatch):
+    def runner(A, source=0, trace=None):
+        for _ in range(2):
+            warnings.warn("invalid value\nencountered", RuntimeWarning)
+        return backend.xp.full(A.nrows, 1.0 / A.nrows)
+
+    monkeypatch.setitem(algorithms.CLI_ALGORITHMS, "pagerank", runner)
+    assert cli.main(["run", "pagerank", "karate"]) == 0
+    out, err = capsys.readouterr()
+    assert "top 5" in out and err == "grblas-gpu: warning: invalid value encountered\n"
+    monkeypatch.setitem(algorithms.CLI_ALGORITHMS, "pagerank",
+                        lambda A, source=0, trace=None: runner(A) * np.nan)
+    assert cli.main(["run", "pagerank", "karate"]) == 1
+    _error_line(capsys)
 
 
 def test_interrupt_exits_130(capsys, monkeypatch):
