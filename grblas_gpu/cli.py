@@ -18,7 +18,7 @@ __all__ = ["main"]
 
 PROG = "grblas-gpu"
 _GRAPH_HELP = "'karate', 'rmat:SCALE[:EDGE_FACTOR]', or the path of a .mtx file"
-_RMAT_SPEC = re.compile(r"rmat:\d+(:\d+)?")
+_RMAT_SPEC = re.compile(r"rmat:\s*\d+\s*(:\s*\d+\s*)?")
 _FILE_SUFFIXES = (".mtx", ".mtx.gz", ".mm")
 
 _RUN_EPILOG = """\
@@ -86,16 +86,14 @@ def _check_plot(path):
     check_writable(path, "--plot")
 
 
-def _host_arrays(result):
-    """The NumPy arrays in an algorithm's result (an array, or a tuple holding some)."""
+def _float_arrays(result):
+    """The floating-point arrays of an algorithm's result (an array, or a tuple holding
+    some), on the host."""
     import numpy as np
 
     items = result if isinstance(result, tuple) else (result,)
-    arrays = []
-    for item in items:
-        if isinstance(item, (np.ndarray, backend.xp.ndarray)):
-            arrays.append(backend.to_host(item))
-    return arrays
+    return [backend.to_host(a) for a in items
+            if isinstance(a, (np.ndarray, backend.xp.ndarray)) and a.dtype.kind in "fc"]
 
 
 def _check_finite(algo, result):
@@ -103,9 +101,7 @@ def _check_finite(algo, result):
     such a result is wrong, and printing it would look like an answer."""
     import numpy as np
 
-    for a in _host_arrays(result):
-        if a.dtype.kind not in "fc" or not a.size:
-            continue
+    for a in _float_arrays(result):
         promised = algo in _FINITE_RESULTS
         bad = int(np.count_nonzero(~np.isfinite(a) if promised else np.isnan(a)))
         if bad:

@@ -93,6 +93,7 @@ def test_help_documents_the_exit_codes(capsys):
     (["run", "nonesuch", "karate"], "unknown algorithm 'nonesuch'; choose from"),
     (["run", "bfs", "rmat:abc"], "'rmat:abc': expected 'rmat:SCALE[:EDGE_FACTOR]'"),
     (["run", "bfs", "rmat:8:x"], "expected 'rmat:SCALE[:EDGE_FACTOR]'"),
+    (["run", "bfs", "rmat"], "expected 'rmat:SCALE[:EDGE_FACTOR]'"),
     (["run", "bfs", "nonesuch"], "unknown graph 'nonesuch'"),
     (["run", "bfs", "karate", "--source", "x"], "argument --source: invalid int value"),
     (["run", "bfs", "karate", "--bogus"], "unrecognized arguments: --bogus"),
@@ -239,6 +240,9 @@ def test_conformance_errors(capsys, tmp_path):
 
     assert cli.main(["conformance", "--ops", "nonesuch"]) == 2
     assert "--ops: unknown operation" in _error_line(capsys, "grblas-gpu conformance")
+    assert cli.main(["--debug", "conformance", "--ops", "nonesuch"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and err.splitlines()[-1].startswith("grblas-gpu conformance: error")
     assert conformance.main(["--shard", "3/2"]) == 2
     assert "--shard" in _error_line(capsys, "python -m conformance")
     assert conformance.main(["--tiny", "--json", str(tmp_path / "no" / "x.json")]) == 1
