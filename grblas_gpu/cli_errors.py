@@ -15,7 +15,7 @@ the epilog of each ``--help``):
 
 The line reads ``PROG: error: MESSAGE`` as argparse writes it; a GraphBLASError's message
 starts with its status (``GrB_INVALID_VALUE: ...``). Warnings (NumPy's "invalid value
-encountered", say) are held: after a success each distinct one is a line
+encountered", say) are held: at the end of a run each distinct one is a line
 ``PROG: warning: ...``; after an error none is printed, the error line tells what matters.
 ``--debug`` anywhere on the command line (or GRBLAS_GPU_DEBUG=1 in the environment) prints
 warnings as Python does and the traceback before the error line.
@@ -100,22 +100,23 @@ def run_main(prog, body, argv=None):
     debug = _debug_requested(argv)
     with warnings.catch_warnings(record=not debug) as caught:
         if not debug:
-            warnings.simplefilter("always")
-        code = _run(prog, body, argv, debug)
-    if caught and code == EXIT_OK:
+            warnings.simplefilter("default")  # once per place: a long run holds few
+        code, reported = _run(prog, body, argv, debug)
+    if caught and not reported:
         for text in dict.fromkeys(_one_line(w.message) for w in caught):
             print(f"{prog}: warning: {text}", file=sys.stderr)
     return code
 
 
 def _run(prog, body, argv, debug):
+    """(exit code, whether an error line was printed)."""
     try:
-        return body(argv)
+        return body(argv), False
     except KeyboardInterrupt:
         if debug:
             traceback.print_exc()
         print(f"{prog}: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED, True
     except BrokenPipeError:
         # the reader of stdout went away (`| head`): nothing is left to tell; point stdout
         # at /dev/null so that the interpreter's final flush does not complain
@@ -124,13 +125,13 @@ def _run(prog, body, argv, debug):
             os.dup2(devnull, sys.stdout.fileno())
         except (OSError, ValueError, AttributeError):
             pass
-        return EXIT_FAILURE
+        return EXIT_FAILURE, True
     except Exception as e:
         code, message = _message(e)
         if debug:
             traceback.print_exc()
         print(f"{prog}: error: {_one_line(message)}", file=sys.stderr)
-        return code
+        return code, True
 
 
 def check_writable(path, option):
