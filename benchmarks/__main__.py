@@ -1,3 +1,5 @@
-from .run import main
+import sys
 
-main()
+from .run import command
+
+sys.exit(command())

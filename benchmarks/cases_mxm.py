@@ -19,7 +19,6 @@ method, seconds, and the case's checks), as benchmarks.run expects (``python -m 
 ``reps`` runs after one warm-up (which also compiles the kernels), taken with CUDA events
 under CuPy.
 """
-import argparse
 import json
 import sys
 import time
@@ -28,6 +27,7 @@ import numpy as np
 
 import grblas_gpu as gg
 from grblas_gpu import Descriptor, backend
+from grblas_gpu.cli_errors import ArgumentParser, check_writable, run_main
 from grblas_gpu.generate import rmat
 
 from benchmarks.run import timed as shared_timed
@@ -202,7 +202,8 @@ def _table(rows):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = ArgumentParser(prog="python -m benchmarks.cases_mxm",
+                       description=__doc__.splitlines()[0])
     p.add_argument("--scales", type=int, nargs="*", default=None,
                    help="triangle-count scales (default: 16 18 20)")
     p.add_argument("--spgemm", nargs="*", default=["16:16"],
@@ -214,7 +215,16 @@ def main(argv=None):
     p.add_argument("--ablation", action="store_true",
                    help="also time the masked saxpy methods on the smallest triangle case")
     p.add_argument("--json", default=None)
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     args = p.parse_args(argv)
+    try:
+        spgemm = [tuple(int(x) for x in spec.split(":")) for spec in args.spgemm]
+        if any(len(t) != 2 for t in spgemm):
+            raise ValueError
+    except ValueError:
+        p.error(f"--spgemm: expected SCALE:EDGE_FACTOR items, got {' '.join(args.spgemm)}")
+    if args.json:
+        check_writable(args.json, "--json")
     print(json.dumps(backend.device_info(), default=str))
     rows = []
 
@@ -229,8 +239,7 @@ def main(argv=None):
     for i, s in enumerate(scales):
         emit(tricount_dot(s, ablation=("HASH", "GUSTAVSON") if args.ablation and i == 0 else None))
     if not args.skip_spgemm:
-        for spec in args.spgemm:
-            scale, ef = (int(x) for x in spec.split(":"))
+        for scale, ef in spgemm:
             emit(spgemm_rmat(scale, edge_factor=ef))
     for s in args.llt:
         emit(llt_unmasked(s, reps=0 if s >= 20 else 1, vendor=not args.llt_no_vendor))
@@ -240,5 +249,10 @@ def main(argv=None):
     return rows
 
 
+def _command(argv):
+    main(argv)
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main("python -m benchmarks.cases_mxm", _command))

@@ -8,7 +8,6 @@ milliseconds. The synchronisation
 adds a few microseconds per call, so totals exceed an unprofiled run slightly; this is for
 finding the slow operation, not for figures (``python -m benchmarks`` gives those).
 """
-import argparse
 import collections
 import functools
 import sys
@@ -16,6 +15,7 @@ import time
 
 import grblas_gpu as gg
 from grblas_gpu import backend
+from grblas_gpu.cli_errors import ArgumentParser, UsageError, run_main
 
 OPERATIONS = ["mxv", "vxm", "mxm", "ewise_add", "ewise_mult", "ewise_union", "apply",
               "select", "reduce_rowwise", "reduce_scalar", "assign", "extract", "transpose"]
@@ -103,16 +103,23 @@ def _triangle_count(scale):
     return lambda: algorithms.triangle_count(A)
 
 
+PROG = "python -m benchmarks.profile_ops"
 ALGORITHMS = {"bfs": _bfs, "pagerank": _pagerank, "sssp": _sssp,
               "triangle_count": _triangle_count}
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.profile_ops")
+    p = ArgumentParser(prog=PROG)
     p.add_argument("--scale", type=int, default=20)
     p.add_argument("--algorithms", default="bfs,pagerank")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     args = p.parse_args(argv)
-    for name in args.algorithms.split(","):
+    names = args.algorithms.split(",")
+    unknown = [n for n in names if n not in ALGORITHMS]
+    if unknown:
+        raise UsageError(f"--algorithms: unknown {', '.join(map(repr, unknown))}; choose from "
+                         f"{', '.join(ALGORITHMS)}")
+    for name in names:
         run = ALGORITHMS[name](args.scale)
         try:
             run()
@@ -134,4 +141,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(run_main(PROG, lambda argv: main(argv) or 0))

@@ -5,8 +5,12 @@ Runs the ``CASES`` of each named case module (``benchmarks.cases_<name>``), pass
 prints the device, a table of all rows, and writes them as JSON. :func:`timed` is the one
 timer the case modules share: the median of ``reps`` runs after ``warmup`` runs (which also
 compile the kernels), with CUDA events on the GPU and the wall clock otherwise.
+
+``python -m benchmarks`` runs :func:`command`: errors are one line on stderr, exit code 2
+for bad arguments (an unknown case module or case), 1 for a failure
+(:mod:`grblas_gpu.cli_errors`).
 """
-import argparse
+import glob
 import importlib
 import json
 import os
@@ -19,8 +23,12 @@ import time
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from grblas_gpu import backend  # noqa: E402
+from grblas_gpu.cli_errors import EXIT_CODES_HELP, ArgumentParser, UsageError  # noqa: E402
+from grblas_gpu.cli_errors import check_writable, run_main  # noqa: E402
 
-__all__ = ["main", "timed", "print_table"]
+__all__ = ["main", "command", "timed", "print_table"]
+
+PROG = "python -m benchmarks"
 
 DEFAULT_CASES = "mxv,mxm"
 
@@ -94,8 +102,42 @@ def print_table(rows):
         print("  ".join(f"{k}={_fmt(row[k])}" for k in keys), flush=True)
 
 
+def _case_module(name):
+    """benchmarks.cases_<name>; an unknown name is a usage error."""
+    try:
+        return importlib.import_module(f"benchmarks.cases_{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"benchmarks.cases_{name}":
+            raise  # the module exists but needs something missing: a failure, not usage
+        here = os.path.dirname(os.path.abspath(__file__))
+        known = sorted(os.path.basename(f)[len("cases_"):-len(".py")]
+                       for f in glob.glob(os.path.join(here, "cases_*.py")))
+        raise UsageError(f"--cases: unknown case module {name!r}; choose from "
+                         f"{', '.join(known)}") from None
+
+
+def _run_case(mod, modname, name, params):
+    try:
+        return mod.run(name, **params)
+    except KeyError as e:  # each module's run() looks the case up in a dict
+        if e.args != (name,):
+            raise
+        raise UsageError(f"--cases: unknown case {modname}:{name}") from None
+
+
+def command(argv=None):
+    """``python -m benchmarks``: :func:`main` with every error as one line on stderr;
+    returns the exit code."""
+    def body(argv):
+        main(argv)
+        return 0
+
+    return run_main(PROG, body, argv)
+
+
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    """Run the benchmarks the command line names; returns the rows (errors raise)."""
+    p = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0], epilog=EXIT_CODES_HELP)
     p.add_argument("--scale", type=int, default=None, help="R-MAT scale for every case "
                    "(default: each case's own)")
     p.add_argument("--cases", default=DEFAULT_CASES,
@@ -103,12 +145,17 @@ def main(argv=None):
                         "module:case item runs only that case")
     p.add_argument("--reps", type=int, default=None, help="timed runs per measurement")
     p.add_argument("--json", default=None, help="write the rows to this file")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     args = p.parse_args(argv)
+    if args.json:
+        check_writable(args.json, "--json")
+    items = [item.partition(":") for item in filter(None, (c.strip() for c in
+                                                           args.cases.split(",")))]
+    modules = {modname: _case_module(modname) for modname, _, _ in items}
     print(json.dumps(backend.device_info(), default=str), flush=True)
     rows = []
-    for item in filter(None, (c.strip() for c in args.cases.split(","))):
-        modname, _, only = item.partition(":")
-        mod = importlib.import_module(f"benchmarks.cases_{modname}")
+    for modname, _, only in items:
+        mod = modules[modname]
         cases = [(n, p) for n, p in mod.CASES if not only or n == only]
         for name, params in cases or [(only, {})]:  # module:case may name a case outside CASES
             params = dict(params)
@@ -116,7 +163,7 @@ def main(argv=None):
                 params["scale"] = args.scale
             if args.reps is not None:
                 params["reps"] = args.reps
-            new = mod.run(name, **params)
+            new = _run_case(mod, modname, name, params)
             print_table(new)
             rows += new
     print("\n== summary", flush=True)

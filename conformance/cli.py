@@ -15,20 +15,25 @@
                        type so that parts compile disjoint kernels: run the parts as parallel
                        processes (NVRTC compiles one kernel at a time per process)
     --merge A.json ... the combined table of parts' --json files (no cases run)
+    --debug            show the traceback of an error
 
-Exit code: 0 when nothing failed, 1 on any failure, 2 on bad arguments.
+Exit code: 0 when nothing failed, 1 on any failure (a failed case, or an error: one line
+on stderr), 2 on bad arguments (grblas_gpu.cli_errors).
 """
 import argparse
 import platform
 import sys
 import time
 
+from grblas_gpu.cli_errors import EXIT_CODES_HELP, ArgumentParser, Failure, UsageError
+from grblas_gpu.cli_errors import check_writable, run_main
+
 __all__ = ["main"]
 
 
-def _parser():
-    p = argparse.ArgumentParser(
-        prog="python -m conformance",
+def _parser(prog="python -m conformance"):
+    p = ArgumentParser(
+        prog=prog, epilog=EXIT_CODES_HELP,
         description="grblas_gpu against python-graphblas (and a dense mimic)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_const", dest="mode", const="quick",
@@ -52,6 +57,7 @@ def _parser():
                    help="only part I of N (by operation x operator x type), for parallel runs")
     p.add_argument("--merge", nargs="+", default=None, metavar="JSON",
                    help="print the combined table of parts' --json files and exit")
+    p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     p.set_defaults(mode="quick")
     return p
 
@@ -60,9 +66,16 @@ def _split(text):
     return tuple(x.strip() for x in text.split(",") if x.strip()) if text else None
 
 
-def main(argv=None):
-    """Run the suite as the command line says; returns the exit code."""
-    args = _parser().parse_args(argv)
+def main(argv=None, prog="python -m conformance"):
+    """Run the suite as the command line says; returns the exit code (errors: one line on
+    stderr, see grblas_gpu.cli_errors)."""
+    return run_main(prog, lambda argv: _main(argv, prog), argv)
+
+
+def _main(argv, prog):
+    args = _parser(prog).parse_args(argv)
+    if args.json:
+        check_writable(args.json, "--json")
     from . import report
     from .cases import FAMILIES, Plan, UnknownOperation, enumerate_cases
     from .runner import run
@@ -83,22 +96,20 @@ def main(argv=None):
         try:
             types = tuple(lookup_dtype(t).name for t in types)
         except Exception as e:  # an unknown type name is a usage error
-            print(f"--types: {e}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--types: {e}") from None
     plan = Plan(mode=args.mode, seed=args.seed, types=types)
     try:
         cases = enumerate_cases(plan, _split(args.ops))
     except UnknownOperation as e:
-        print(f"--ops: {e}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--ops: {e}") from None
     if args.shard:
         try:
             part, nparts = (int(x) for x in args.shard.split("/"))
             if not 0 <= part < nparts:
                 raise ValueError
         except ValueError:
-            print(f"--shard: expected I/N with 0 <= I < N, got {args.shard!r}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--shard: expected I/N with 0 <= I < N, got {args.shard!r}") \
+                from None
         cases = [c for c in cases if _shard_of(c, nparts) == part]
     if args.list:
         for c in cases:
@@ -160,13 +171,17 @@ def _merge(paths):
             missing.append(path)
             continue
         with open(path) as f:
-            doc = json.load(f)
-        for op, r in doc["summary"].items():
+            try:
+                doc = json.load(f)
+                summary, cases = doc["summary"], doc["cases"]
+            except (ValueError, KeyError, TypeError) as e:
+                raise Failure(f"--merge {path}: not a conformance --json file ({e!r})") from None
+        for op, r in summary.items():
             acc = ops.setdefault(op, Counter())
             for k in ("cases", "passed", "failed", "skipped", "seconds"):
                 acc[k] += r[k]
             acc.update({("reason", why): n for why, n in r.get("reasons", {}).items()})
-        failed += [c for c in doc["cases"] if c["status"] == "failed"]
+        failed += [c for c in cases if c["status"] == "failed"]
     print(report.merged_table(ops))
     for c in failed:
         print(f"FAILED {c['key']}: {c['label']}\n  {c['reason']}")

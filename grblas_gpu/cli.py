@@ -1,17 +1,59 @@
 """``grblas-gpu`` (also ``python -m grblas_gpu``): info, demo, run, conformance.
 
 A thin adapter over the public API: it parses arguments, loads a graph and prints; it
-computes nothing itself.
+computes nothing itself. Errors are one line on stderr with exit code 1 (failure) or 2
+(usage), reported in one place (:func:`grblas_gpu.cli_errors.run_main`).
 """
 import argparse
-import json
+import os
+import re
 import sys
 import time
 
 from . import backend
+from .cli_errors import EXIT_CODES_HELP, ArgumentParser, Failure, UsageError, check_writable
+from .cli_errors import run_main
+
+__all__ = ["main"]
+
+PROG = "grblas-gpu"
+_GRAPH_HELP = "'karate', 'rmat:SCALE[:EDGE_FACTOR]', or the path of a .mtx file"
+_RMAT_SPEC = re.compile(r"rmat:\s*\d+\s*(:\s*\d+\s*)?")
+_FILE_SUFFIXES = (".mtx", ".mtx.gz", ".mm")
+
+_RUN_EPILOG = """\
+GRAPH of the wrong form ('rmat:abc', 'foo') or an unknown ALGO: usage error (2). A missing,
+unreadable or malformed file, numbers the generator rejects ('rmat:99'), a --source outside
+the graph, a graph the algorithm cannot take, a result with NaN (or non-finite PageRank
+ranks, never printed), a --plot without matplotlib or not writable (both checked before
+the run): failure (1).
+
+"""
+
+# algorithms whose every value is promised finite; for the others only NaN is never valid
+# (sssp's and widest_path's unreached vertices are ±FLT_MAX, not inf, but inf weights give inf)
+_FINITE_RESULTS = {"pagerank": "ranks", "spectral_clustering": "values"}
+
+
+def _graph_spec(text):
+    """argparse type of GRAPH: the spec's form only (the generator checks the numbers, the
+    reader the file)."""
+    low = text.strip().lower()
+    if low == "karate" or os.path.exists(text):
+        return text
+    if low.startswith("rmat"):
+        if not _RMAT_SPEC.fullmatch(low):
+            raise argparse.ArgumentTypeError(f"{text!r}: expected 'rmat:SCALE[:EDGE_FACTOR]' "
+                                             "with non-negative integers")
+        return text
+    if low.endswith(_FILE_SUFFIXES) or os.sep in text:
+        return text  # a path that is not there: reading it fails (exit 1, like cat)
+    raise argparse.ArgumentTypeError(f"unknown graph {text!r}: expected {_GRAPH_HELP}")
 
 
 def _cmd_info(args):
+    import json
+
     info = backend.device_info()
     try:
         import semirings
@@ -35,16 +77,53 @@ def _cmd_demo(args):
     return 0
 
 
+def _check_plot(path):
+    """--plot's preconditions, checked before the run: matplotlib and a writable path."""
+    try:
+        import matplotlib.figure  # noqa: F401
+    except ImportError:
+        raise Failure("--plot needs matplotlib: install grblas-gpu[plot]") from None
+    check_writable(path, "--plot")
+
+
+def _float_arrays(result):
+    """The floating-point arrays of an algorithm's result (an array, or a tuple holding
+    some), on the host."""
+    import numpy as np
+
+    items = result if isinstance(result, tuple) else (result,)
+    return [backend.to_host(a) for a in items
+            if isinstance(a, (np.ndarray, backend.xp.ndarray)) and a.dtype.kind in "fc"]
+
+
+def _check_finite(algo, result):
+    """Raise Failure when the result holds NaN (or, where finite values are promised, ±inf):
+    such a result is wrong, and printing it would look like an answer."""
+    import numpy as np
+
+    for a in _float_arrays(result):
+        promised = algo in _FINITE_RESULTS
+        bad = int(np.count_nonzero(~np.isfinite(a) if promised else np.isnan(a)))
+        if bad:
+            what = _FINITE_RESULTS.get(algo, "values")
+            kind = "non-finite (NaN or inf)" if promised else "NaN"
+            raise Failure(f"{algo} returned {bad} {kind} {what} of {a.size}; not printing "
+                          "them (a wrong result: negative, zero or non-finite weights can "
+                          "cause it)")
+
+
 def _cmd_run(args):
     import algorithms
+
     from .generate import graph
 
-    A = graph(args.graph)
     runner = algorithms.CLI_ALGORITHMS.get(args.algo)
     if runner is None:
-        print(f"unknown algorithm {args.algo!r}; choose from {', '.join(sorted(algorithms.CLI_ALGORITHMS))}",
-              file=sys.stderr)
-        return 2
+        raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
+                         f"{', '.join(sorted(algorithms.CLI_ALGORITHMS))}")
+    if args.plot:
+        _check_plot(args.plot)
+    A = graph(args.graph)
     trace = None
     if args.trace:
         from .plot import format_record  # text only: does not import matplotlib
@@ -53,6 +132,7 @@ def _cmd_run(args):
     start = time.perf_counter()
     result = runner(A, source=args.source, trace=trace)
     elapsed = time.perf_counter() - start
+    _check_finite(args.algo, result)
     print(f"{args.algo} on {args.graph}: {A.nrows} vertices, {A.nvals} stored edges, "
           f"backend {backend.name}, {elapsed:.3f} s")
     print(algorithms.summarize(args.algo, result))
@@ -64,29 +144,51 @@ def _cmd_run(args):
     return 0
 
 
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["conformance"]:  # its options are its own (python -m conformance --help)
-        import conformance
-
-        return conformance.main(argv[1:])
-    parser = argparse.ArgumentParser(prog="grblas-gpu", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("info", help="backend, device, memory and versions")
+def _parser():
+    # --debug is read by run_main wherever it stands; declared here for --help and parsing
+    debug = ArgumentParser(add_help=False)
+    debug.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show the traceback of an error")
+    parser = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
+                            epilog=EXIT_CODES_HELP, parents=[debug])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("info", help="backend, device, memory and versions", parents=[debug],
+                       epilog=EXIT_CODES_HELP)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_info)
-    p = sub.add_parser("demo", help="run every algorithm on the karate graph")
+    p = sub.add_parser("demo", help="run every algorithm on the karate graph", parents=[debug],
+                       epilog=EXIT_CODES_HELP)
     p.set_defaults(func=_cmd_demo)
-    p = sub.add_parser("run", help="run one algorithm on a graph")
-    p.add_argument("algo")
-    p.add_argument("graph", help="a .mtx path, 'karate', or 'rmat:SCALE[:EDGE_FACTOR]'")
-    p.add_argument("--source", type=int, default=0)
+    p = sub.add_parser("run", help="run one algorithm on a graph", parents=[debug],
+                       epilog=_RUN_EPILOG + EXIT_CODES_HELP)
+    p.add_argument("algo", metavar="ALGO", help="bfs, sssp, widest_path, pagerank, "
+                   "triangle_count or spectral_clustering")
+    p.add_argument("graph", metavar="GRAPH", type=_graph_spec, help=_GRAPH_HELP)
+    p.add_argument("--source", type=int, default=0, help="the source vertex (default 0)")
     p.add_argument("--trace", action="store_true", help="print per-iteration figures")
     p.add_argument("--plot", metavar="PNG", help="draw the result (needs matplotlib)")
     p.set_defaults(func=_cmd_run)
     sub.add_parser("conformance", help="compare against SuiteSparse (python -m conformance)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _main(argv):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    words = [a for a in argv if a != "--debug"]
+    if words[:1] == ["conformance"]:  # its options are its own (python -m conformance --help)
+        from conformance.cli import main as conformance_main
+
+        rest = argv[argv.index("conformance") + 1:]
+        if "--debug" in argv and "--debug" not in rest:
+            rest.append("--debug")
+        return conformance_main(rest, prog=f"{PROG} conformance")
+    args = _parser().parse_args(argv)
     return args.func(args)
+
+
+def main(argv=None):
+    """The ``grblas-gpu`` command; returns the exit code (0, 1 failure, 2 usage, 130)."""
+    return run_main(PROG, _main, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover
