@@ -15,8 +15,8 @@ import grblas_gpu as gg
 from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
 
-__all__ = ["check_square", "check_vertex", "emit", "float_type", "as_vector", "index_type",
-           "REPLACE"]
+__all__ = ["check_square", "check_vertex", "check_number", "emit", "float_type", "as_vector",
+           "index_type", "REPLACE"]
 
 # Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
 REPLACE = gg.Descriptor(replace=True)
@@ -34,13 +34,23 @@ def check_square(A, what="A"):
 def check_vertex(v, n, what="source"):
     try:
         iv = int(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidValue(f"{what} must be a vertex number, got {v!r}") from None
     if iv != v:
         raise InvalidValue(f"{what} must be an integer, got {v!r}")
     if not 0 <= iv < n:
         raise IndexOutOfBounds(f"{what} {iv} is out of range [0, {n})")
     return iv
+
+
+def check_number(x, what, integer=False):
+    """x as a float (or an int, truncated as int() does), InvalidValue for anything that is
+    not a number: a string, None, an array, ±inf or NaN where an int is asked for."""
+    try:
+        return int(x) if integer else float(x)
+    except (TypeError, ValueError, OverflowError):
+        kind = "an integer" if integer else "a number"
+        raise InvalidValue(f"{what} must be {kind}, got {x!r}") from None
 
 
 def emit(trace, **figures):
