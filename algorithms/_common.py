@@ -75,7 +75,13 @@ def as_vector(x, n, dtype, what):
         if x.size != n:
             raise DimensionMismatch(f"{what} has size {x.size}, expected {n}")
         return x.dup(dtype)
-    a = backend.xp.asarray(x)
+    try:
+        a = backend.xp.asarray(x)
+    except (TypeError, ValueError):
+        raise InvalidValue(f"{what} must be a Vector or an array, got {type(x).__name__}") \
+            from None
     if a.ndim != 1 or a.shape[0] != n:
         raise DimensionMismatch(f"{what} must have length {n}, got shape {tuple(a.shape)}")
+    if a.dtype.kind not in "biuf":
+        raise InvalidValue(f"{what} must hold numbers, got dtype {a.dtype}")
     return gg.Vector.from_dense(a.astype(gg.lookup_dtype(dtype).np_type, copy=False))
