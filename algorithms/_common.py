@@ -11,11 +11,13 @@ product, a norm) stay on the device as 1-entry Vectors, GraphBLAS's GrB_Scalar:
 so "u / ||u||" is three GraphBLAS calls and no transfer.
 """
 
+import numpy as np
+
 import grblas_gpu as gg
 from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
 
-__all__ = ["check_square", "check_vertex", "check_number", "emit", "float_type", "as_vector",
+__all__ = ["check_square", "check_vertex", "check_number", "check_flag", "emit", "float_type", "as_vector",
            "index_type", "REPLACE"]
 
 # Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
@@ -51,6 +53,14 @@ def check_number(x, what, integer=False):
     except (TypeError, ValueError, OverflowError):
         kind = "an integer" if integer else "a number"
         raise InvalidValue(f"{what} must be {kind}, got {x!r}") from None
+
+
+def check_flag(x, what):
+    """x as a bool: True/False (Python or NumPy) or the integers 0 and 1; InvalidValue for
+    anything else (a string, None, an array, whose truth is no answer)."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
+        return bool(x)
+    raise InvalidValue(f"{what} must be True or False, got {x!r}")
 
 
 def emit(trace, **figures):

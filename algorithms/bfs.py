@@ -57,7 +57,7 @@ from grblas_gpu.errors import DimensionMismatch, InvalidValue
 from grblas_gpu.kernels import bfs as fused
 from grblas_gpu.kernels.bfs import MAX_EDGES, UNREACHED, next_direction
 
-from ._common import check_number, check_square, check_vertex, emit, index_type
+from ._common import check_flag, check_number, check_square, check_vertex, emit, index_type
 
 __all__ = ["bfs", "bfs_advanced", "DEFAULT_ALPHA", "DEFAULT_BETA", "UNREACHED"]
 
@@ -78,6 +78,7 @@ def bfs(A, source, *, undirected=False, edge_mask=None, alpha=None, beta=None, t
     edges (the edges out of them), unexplored (the edges not yet explored as it began)}."""
     n = check_square(A)
     source = check_vertex(source, n)
+    undirected = check_flag(undirected, "bfs: undirected")
     if edge_mask is None:  # A's pattern, kept with A for the next search
         S = A.memo("algorithms.bfs.pattern", lambda: _pattern(A, None, index_type(n)))
     else:

@@ -67,7 +67,7 @@ import semirings
 from semirings import indexunary
 from grblas_gpu.errors import InvalidValue, NotConverged
 
-from ._common import REPLACE, as_vector, check_number, check_square, emit, float_type
+from ._common import REPLACE, as_vector, check_flag, check_number, check_square, emit, float_type
 
 __all__ = ["pagerank", "pagerank_advanced", "DEFAULT_TOLERANCE", "DEFAULT_MAX_ITER"]
 
@@ -86,6 +86,7 @@ def pagerank(A, alpha=0.85, *, bookmark=None, guess=None, tolerance=DEFAULT_TOLE
     n = check_square(A)
     alpha, tolerance, max_iter = _check_parameters(alpha, tolerance, max_iter)
     _check_nonempty(n)
+    normalize = check_flag(normalize, "pagerank: normalize")
     dt = float_type(A)
     P = A.dup(dt)
     r = gg.Vector(dt, n)

@@ -166,7 +166,7 @@ def modularity_eigenpairs(A, k, *, tol=1e-3, max_iter=4000, rs=None, trace=None)
 def laplacian_eigenpairs(A, k, *, tol=1e-3, max_iter=4000, rs=None, method="lanczos",
                          trace=None):
     """The k smallest eigenpairs of the Laplacian L = D - A (values ascending)."""
-    if method not in ("lanczos", "lobpcg"):
+    if not isinstance(method, str) or method not in ("lanczos", "lobpcg"):
         raise InvalidValue(f"laplacian_eigenpairs: method must be 'lanczos' or 'lobpcg', "
                            f"got {method!r}")
     A, d, _ = _weighted(A)

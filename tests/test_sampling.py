@@ -740,3 +740,20 @@ def test_negative_sampling_biases_and_capacity():
         S.negative_sampling(A, 4, src_biases=np.ones(3))
     with pytest.raises(gg.InvalidValue):
         S.negative_sampling(A, 4, dst_biases=-np.ones(5))
+
+
+@pytest.mark.parametrize("kwargs", [{"with_replacement": np.zeros(2)}, {"return_hops": "no"},
+                                    {"dedupe_sources": None}, {"seed": float("inf")},
+                                    {"seed": 2**70}])
+def test_wrong_typed_sampling_parameters_raise_invalid_value(graph, kwargs):
+    with pytest.raises(gg.InvalidValue):
+        S.homogeneous_neighbor_sample(graph[0], [0, 1], [2, 2], **kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [{"num_samples": float("inf")}, {"num_samples": 10**30},
+                                    {"remove_duplicates": np.zeros(2)},
+                                    {"exact_number_of_samples": "yes"}, {"seed": float("inf")}])
+def test_wrong_typed_negative_sampling_parameters_raise_invalid_value(graph, kwargs):
+    args = {"num_samples": 5, **kwargs}
+    with pytest.raises(gg.InvalidValue):
+        S.negative_sampling(graph[0], **args)
