@@ -56,10 +56,13 @@ def check_number(x, what, integer=False):
 
 
 def check_flag(x, what):
-    """x as a bool: True/False (Python or NumPy) or the integers 0 and 1; InvalidValue for
-    anything else (a string, None, an array, whose truth is no answer)."""
+    """x as a bool: True/False (Python or NumPy), the integers 0 and 1, or a 0-d array of
+    them; InvalidValue for anything else (a string, None, an array, whose truth is no
+    answer)."""
     if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
         return bool(x)
+    if getattr(x, "shape", None) == () and x.dtype.kind in "biu" and x in (0, 1):
+        return bool(x)                           # a 0-d array (NumPy or CuPy) of 0 or 1
     raise InvalidValue(f"{what} must be True or False, got {x!r}")
 
 

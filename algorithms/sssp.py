@@ -27,7 +27,7 @@ Results (nvGRAPH's): a dense backend array of the value type, FLT_MAX (FP32) or 
 (FP64, also for integer and BOOL A, whose values are taken as weights: True is 1) where
 unreachable; d(source) = 0 (or less, on a negative cycle through the source).
 
-Cached properties: none. Device reads: one per round, the frontier's nvals.
+Cached properties: none. Device reads: one per round, the frontier's nvals, and min d at the end.
 
 References: Bellman (1958), Ford (1956); Kepner & Gilbert, "Graph Algorithms in the Language
 of Linear Algebra", ch. 2; LAGraph LAGr_SingleSourceShortestPath (delta-stepping, not done
