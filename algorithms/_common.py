@@ -17,8 +17,8 @@ import grblas_gpu as gg
 from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
 
-__all__ = ["check_square", "check_vertex", "check_number", "check_flag", "emit", "float_type", "as_vector",
-           "index_type", "REPLACE"]
+__all__ = ["check_square", "check_vertex", "check_number", "check_flag", "emit", "float_type",
+           "as_vector", "index_type", "REPLACE"]
 
 # Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
 REPLACE = gg.Descriptor(replace=True)

@@ -61,10 +61,11 @@ community structure in networks", PNAS 2006; Fender, Emad, Petiton, Naumov, "Par
 modularity clustering", ICCS 2017 (nvGRAPH's method); Wu & Simon, SIAM J. Matrix Anal. Appl. 22
 (2000); Knyazev, SIAM J. Sci. Comput. 23 (2001); nvGRAPH 9.2 guide 2.27.
 
-NOTE: A must be symmetric; this is not checked. Weights must be finite: a NaN or inf weight
-raises InvalidValue (read from the degrees and 2m the operators need anyway). NOTE: for the balanced cut the Laplacian's
-first eigenvector is constant (eigenvalue 0 on a connected graph); whitening would turn it into
-rounding noise, so a column whose deviation is ~0 is set to 0 instead (nvGRAPH divides anyway).
+NOTE: A must be symmetric; this is not checked. NOTE: weights must be finite: a NaN or inf
+weight raises InvalidValue (read from the degrees and 2m the operators need anyway).
+NOTE: for the balanced cut the Laplacian's first eigenvector is constant (eigenvalue 0 on a
+connected graph); whitening would turn it into rounding noise, so a column whose deviation is
+~0 is set to 0 instead (nvGRAPH divides anyway).
 NOTE: results depend on ``seed`` (starting vectors and k-means seeding); eigenvalues do not.
 """
 import math
