@@ -517,6 +517,9 @@ def _kmeans(Y, k, tol, max_iter, rs, trace, run=0):
         centers = xp.where(counts[:, None] > 0, sums / xp.where(counts > 0, counts, 1)[:, None],
                            centers)
         emit(trace, stage="kmeans", run=run, iteration=it, cost=cost)
+        if not math.isfinite(cost):  # (NaN never passes the test below: fail now)
+            raise NotConverged(f"spectral_clustering: the k-means cost is {cost}",
+                               iterations=it)
         if abs(cost_prev - cost) / n < tol:
             return labels.astype(np.int32), True, cost
         cost_prev = cost

@@ -273,3 +273,11 @@ def test_wrong_typed_parameters_raise_invalid_value(kwargs):
         laplacian_eigenpairs(generate.karate(), 2, method="arnoldi")
     with pytest.raises(gg.InvalidValue):
         analyze_clustering(generate.karate(), "two", np.zeros(34, np.int32))
+
+
+def test_kmeans_on_a_nan_embedding_raises_instead_of_iterating():
+    Y = backend.xp.asarray(np.random.default_rng(0).random((20, 2)))
+    Y[3, 0] = np.nan
+    with pytest.raises(gg.NotConverged, match="cost is nan") as e:
+        spectral._kmeans(Y, 2, 1e-2, 50, backend.xp.random.RandomState(0), None)
+    assert e.value.iterations == 1
