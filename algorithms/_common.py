@@ -11,12 +11,14 @@ product, a norm) stay on the device as 1-entry Vectors, GraphBLAS's GrB_Scalar:
 so "u / ||u||" is three GraphBLAS calls and no transfer.
 """
 
+import numpy as np
+
 import grblas_gpu as gg
 from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
 
-__all__ = ["check_square", "check_vertex", "emit", "float_type", "as_vector", "index_type",
-           "REPLACE"]
+__all__ = ["check_square", "check_vertex", "check_number", "check_flag", "emit", "float_type",
+           "as_vector", "index_type", "REPLACE"]
 
 # Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
 REPLACE = gg.Descriptor(replace=True)
@@ -34,13 +36,34 @@ def check_square(A, what="A"):
 def check_vertex(v, n, what="source"):
     try:
         iv = int(v)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidValue(f"{what} must be a vertex number, got {v!r}") from None
     if iv != v:
         raise InvalidValue(f"{what} must be an integer, got {v!r}")
     if not 0 <= iv < n:
         raise IndexOutOfBounds(f"{what} {iv} is out of range [0, {n})")
     return iv
+
+
+def check_number(x, what, integer=False):
+    """x as a float (or an int, truncated as int() does), InvalidValue for anything that is
+    not a number: a string, None, an array, ±inf or NaN where an int is asked for."""
+    try:
+        return int(x) if integer else float(x)
+    except (TypeError, ValueError, OverflowError):
+        kind = "an integer" if integer else "a number"
+        raise InvalidValue(f"{what} must be {kind}, got {x!r}") from None
+
+
+def check_flag(x, what):
+    """x as a bool: True/False (Python or NumPy), the integers 0 and 1, or a 0-d array of
+    them; InvalidValue for anything else (a string, None, an array, whose truth is no
+    answer)."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
+        return bool(x)
+    if getattr(x, "shape", None) == () and x.dtype.kind in "biu" and x in (0, 1):
+        return bool(x)                           # a 0-d array (NumPy or CuPy) of 0 or 1
+    raise InvalidValue(f"{what} must be True or False, got {x!r}")
 
 
 def emit(trace, **figures):
@@ -65,7 +88,13 @@ def as_vector(x, n, dtype, what):
         if x.size != n:
             raise DimensionMismatch(f"{what} has size {x.size}, expected {n}")
         return x.dup(dtype)
-    a = backend.xp.asarray(x)
+    try:
+        a = backend.xp.asarray(x)
+    except (TypeError, ValueError):
+        raise InvalidValue(f"{what} must be a Vector or an array, got {type(x).__name__}") \
+            from None
     if a.ndim != 1 or a.shape[0] != n:
         raise DimensionMismatch(f"{what} must have length {n}, got shape {tuple(a.shape)}")
+    if a.dtype.kind not in "biuf":
+        raise InvalidValue(f"{what} must hold numbers, got dtype {a.dtype}")
     return gg.Vector.from_dense(a.astype(gg.lookup_dtype(dtype).np_type, copy=False))

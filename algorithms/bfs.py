@@ -59,7 +59,7 @@ from grblas_gpu.errors import DimensionMismatch, InvalidValue
 from grblas_gpu.kernels import bfs as fused
 from grblas_gpu.kernels.bfs import MAX_EDGES, UNREACHED, next_direction
 
-from ._common import check_square, check_vertex, emit, index_type
+from ._common import check_flag, check_number, check_square, check_vertex, emit, index_type
 
 __all__ = ["bfs", "bfs_advanced", "DEFAULT_ALPHA", "DEFAULT_BETA", "UNREACHED"]
 
@@ -80,6 +80,7 @@ def bfs(A, source, *, undirected=False, edge_mask=None, alpha=None, beta=None, t
     edges (the edges out of them), unexplored (the edges not yet explored as it began)}."""
     n = check_square(A)
     source = check_vertex(source, n)
+    undirected = check_flag(undirected, "bfs: undirected")
     if edge_mask is None:  # A's pattern, kept with A for the next search
         S = A.memo("algorithms.bfs.pattern", lambda: _pattern(A, None, index_type(n)))
     else:
@@ -98,9 +99,9 @@ def bfs_advanced(S, source, *, AT, alpha=None, beta=None, trace=None):
         raise InvalidValue(f"bfs: at most 2**31 - 1 vertices, got {n}")
     if S.nvals > MAX_EDGES:
         raise InvalidValue(f"bfs: at most 2**33 - 1 edges, got {S.nvals}")
-    alpha = DEFAULT_ALPHA if alpha is None else alpha
-    beta = DEFAULT_BETA if beta is None else beta
-    if not (alpha > 0 and beta > 0):
+    alpha = DEFAULT_ALPHA if alpha is None else check_number(alpha, "bfs: alpha")
+    beta = DEFAULT_BETA if beta is None else check_number(beta, "bfs: beta")
+    if not (alpha > 0 and beta > 0):  # (NaN fails too)
         raise InvalidValue(f"bfs: alpha and beta must be positive, got {alpha}, {beta}")
     ws = _take_workspace(S, AT)
     # dist = ∞, parent = -1 ;  dist(source) = 0 ;  q = {source}

@@ -644,7 +644,8 @@ def pagerank(handle, descr, weight_index, alpha, bookmark_index, has_guess, page
                                 guess=guess, tolerance=tolerance, max_iter=max_iter,
                                 normalize=False)
     except NotConverged as err:
-        _store(descr, out, err.result)
+        if err.result is not None:  # (a non-finite residual leaves no iterate worth storing)
+            _store(descr, out, err.result)
         raise
     _store(descr, out, pr)
 

@@ -39,7 +39,15 @@ takes P, the bookmark and the guess as given.
 Parameters (nvGRAPH's rules): alpha in (0, 1) exclusive, else InvalidValue; tolerance 0 means
 1e-6, otherwise it must lie in (0, 1); max_iter <= 0 means 500; the guess must not be all
 zeros. At max_iter without convergence: NotConverged, its ``result`` the last iterate
-normalised by its 1-norm (what nvGRAPH leaves in the vertex set).
+normalised by its 1-norm (what nvGRAPH leaves in the vertex set). A graph with no vertex has
+no PageRank summing to 1: InvalidValue.
+
+Dangling vertices: the computed bookmark flags every row of P whose weights sum to 0 (no
+entry, or only zeros: networkx treats a zero-weight row the same way); ``normalize`` divides
+only the other rows. Non-finite values: a NaN or ±inf weight (or a row sum overflowing to
+inf) or guess value raises InvalidValue before iterating (one reduction each: Σ 0·x is NaN
+exactly when some x is not finite); a residual that still turns non-finite (NaN or inf in
+``normalize=False``'s P) raises NotConverged at the step it is read, with no result.
 
 Results: a dense backend array of the value type (A's if FP32/FP64, else FP64), summing to 1.
 
@@ -49,8 +57,7 @@ host each iteration; here only the residual).
 
 NOTE: the residual is the 2-norm of the change of the 2-normalised iterate; tolerances below
 ~1e-6 may not be reachable in FP32 (the guide says so too).
-NOTE: with normalize=True a row whose weights sum to 0 but has entries gives inf/NaN;
-weights should be positive.
+NOTE: weights should be non-negative; mixed signs summing to 0 make a row dangling.
 """
 import math
 
@@ -60,7 +67,7 @@ import semirings
 from semirings import indexunary
 from grblas_gpu.errors import InvalidValue, NotConverged
 
-from ._common import as_vector, check_square, emit, float_type
+from ._common import REPLACE, as_vector, check_flag, check_number, check_square, emit, float_type
 
 __all__ = ["pagerank", "pagerank_advanced", "DEFAULT_TOLERANCE", "DEFAULT_MAX_ITER"]
 
@@ -78,18 +85,23 @@ def pagerank(A, alpha=0.85, *, bookmark=None, guess=None, tolerance=DEFAULT_TOLE
     ``trace(dict)``: per iteration, {iteration, residual}."""
     n = check_square(A)
     alpha, tolerance, max_iter = _check_parameters(alpha, tolerance, max_iter)
+    _check_nonempty(n)
+    normalize = check_flag(normalize, "pagerank: normalize")
     dt = float_type(A)
     P = A.dup(dt)
+    r = gg.Vector(dt, n)
+    # r(i) = Σ_j P(i, j)   (out-weight)
+    gg.reduce_rowwise(r, P, semirings.monoid.plus)
+    _check_finite(r, "the weights (or a row's sum)")
+    # r = r⟨r ≠ 0⟩   (rows summing to 0 are dangling)
+    gg.select(r, r, indexunary.valuene, 0, desc=REPLACE)
     if normalize:
-        r = gg.Vector(dt, n)
-        # r(i) = Σ_j P(i, j)   (out-weight)
-        gg.reduce_rowwise(r, P, semirings.monoid.plus)
         # r = 1 ./ r
         gg.apply(r, r, semirings.unary.minv)
-        # P = diag(r) +.* P
+        # P = diag(r) +.* P   (a row without r(i) becomes empty)
         gg.mxm(P, _diag(r), P, semirings.plus_times)
     if bookmark is None:
-        bm = _dangling(P, dt)
+        bm = _dangling(r, dt)
     else:
         bm = as_vector(bookmark, n, dt, "bookmark")
     if guess is None:
@@ -107,9 +119,13 @@ def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=N
     (both full, of P's type)."""
     n = check_square(P, "P")
     alpha, tolerance, max_iter = _check_parameters(alpha, tolerance, max_iter)
+    _check_nonempty(n)
     for v, what in ((bookmark, "bookmark"), (guess, "guess")):
         if not isinstance(v, gg.Vector) or v.size != n:
             raise InvalidValue(f"pagerank_advanced: {what} must be a Vector of size {n}")
+        if v.dtype not in (gg.FP32, gg.FP64):
+            v = v.dup(gg.FP64)
+        _check_finite(v, f"the {what}")
     # g = |guess| ;  max(g) must not be 0
     g_abs = gg.apply(gg.Vector(guess.dtype, n), guess, semirings.unary.abs)
     if guess.nvals == 0 or gg.reduce_scalar(g_abs, semirings.monoid.max) == 0:
@@ -154,7 +170,13 @@ def _power_method(P, alpha, bm, x, tol, max_iter, trace):
         if it < max_iter:
             steps[it % 2]()
         # r = sqrt(r2)   (the one scalar read per iteration)
-        r = math.sqrt(max(float(boxes[(it - 1) % 2].take()[0]), 0.0))
+        r2_read = float(boxes[(it - 1) % 2].take()[0])
+        if not math.isfinite(r2_read):  # NaN compares false both ways: never "converged"
+            if it < max_iter:
+                boxes[it % 2].take()
+            raise NotConverged(f"pagerank: the residual is {r2_read} at iteration {it} "
+                               "(non-finite values in the iteration)", iterations=it)
+        r = math.sqrt(max(r2_read, 0.0))
         emit(trace, iteration=it, residual=r)
         if r < tol:
             break
@@ -216,24 +238,29 @@ def _normalize(u, p, s, work):
     gg.apply(u, u, semirings.binary.times, right=s)
 
 
-def _dangling(P, dt):
-    """bookmark(i) = 1 where row i of P has no entry, else 0."""
-    n = P.nrows
-    nonempty = gg.Vector(gg.BOOL, n)
-    # nonempty(i) = ∨_j one(P)(i, j)   (row i has an entry)
-    gg.reduce_rowwise(nonempty, _pattern(P), semirings.monoid.lor)
-    bm = gg.Vector(dt, n)
+def _dangling(r, dt):
+    """bookmark(i) = 1 where r (the nonzero row sums of P) has no entry, else 0."""
+    bm = gg.Vector(dt, r.size)
     # bm(:) = 1
     gg.assign(bm, 1.0, gg.ALL)
-    # bm⟨nonempty.S⟩ = 0
-    gg.assign(bm, 0.0, gg.ALL, mask=nonempty.S)
+    # bm⟨r.S⟩ = 0
+    gg.assign(bm, 0.0, gg.ALL, mask=r.S)
     return bm
 
 
-def _pattern(P):
-    S = gg.Matrix(gg.BOOL, P.nrows, P.ncols)
-    # S = one(P)
-    return gg.apply(S, P, semirings.unary.one)
+def _check_finite(v, what):
+    """InvalidValue unless every entry of v (FP32 or FP64) is finite: Σ 0 .* v is NaN exactly
+    when one is not (one reduction, one read)."""
+    z = gg.Vector(v.dtype, v.size)
+    # z = 0 .* v
+    gg.apply(z, v, semirings.binary.times, left=v.dtype.np_type.type(0))
+    if not math.isfinite(float(gg.reduce_scalar(z, semirings.monoid.plus))):
+        raise InvalidValue(f"pagerank: {what} must be finite (NaN or inf found)")
+
+
+def _check_nonempty(n):
+    if n == 0:
+        raise InvalidValue("pagerank: the graph has no vertex (no PageRank sums to 1)")
 
 
 def _diag(r):
@@ -245,10 +272,9 @@ def _diag(r):
 
 
 def _check_parameters(alpha, tolerance, max_iter):
-    try:
-        alpha, tolerance, max_iter = float(alpha), float(tolerance), int(max_iter)
-    except (TypeError, ValueError):
-        raise InvalidValue("pagerank: alpha, tolerance and max_iter must be numbers") from None
+    alpha = check_number(alpha, "pagerank: alpha")
+    tolerance = check_number(tolerance, "pagerank: tolerance")
+    max_iter = check_number(max_iter, "pagerank: max_iter", integer=True)
     if not 0.0 < alpha < 1.0:
         raise InvalidValue(f"pagerank: alpha must lie in (0, 1), got {alpha}")
     if tolerance == 0.0:

@@ -48,6 +48,7 @@ from grblas_gpu import INT64, Matrix, Vector, backend
 from grblas_gpu.errors import DimensionMismatch, InvalidValue
 from grblas_gpu.kernels import sampling as rk
 
+from ._common import check_flag
 from .sampling_common import (check_offsets, check_range, int_array, per_edge, scalar, seed_of,
                               whole_number)
 
@@ -85,8 +86,9 @@ def homogeneous_neighbor_sample(A, starting_vertices, fan_out, *, biases=None, w
                    edge_ids=edge_ids, edge_types=edge_types, typed=False,
                    labels=starting_vertex_labels, label_ranks=label_to_output_comm_rank,
                    behavior=prior_sources_behavior, seed=seed)
-    return _sample(req, with_replacement=bool(with_replacement), dedupe=bool(dedupe_sources),
-                   return_hops=bool(return_hops))
+    return _sample(req, with_replacement=check_flag(with_replacement, "with_replacement"),
+                   dedupe=check_flag(dedupe_sources, "dedupe_sources"),
+                   return_hops=check_flag(return_hops, "return_hops"))
 
 
 def heterogeneous_neighbor_sample(A, starting_vertices, fan_out, num_edge_types, *, edge_types,
@@ -100,8 +102,9 @@ def heterogeneous_neighbor_sample(A, starting_vertices, fan_out, num_edge_types,
                    weights=weights, edge_ids=edge_ids, edge_types=edge_types, typed=True,
                    labels=starting_vertex_labels, label_ranks=label_to_output_comm_rank,
                    behavior=prior_sources_behavior, seed=seed)
-    return _sample(req, with_replacement=bool(with_replacement), dedupe=bool(dedupe_sources),
-                   return_hops=bool(return_hops))
+    return _sample(req, with_replacement=check_flag(with_replacement, "with_replacement"),
+                   dedupe=check_flag(dedupe_sources, "dedupe_sources"),
+                   return_hops=check_flag(return_hops, "return_hops"))
 
 
 def uniform_neighbor_sample(A, starting_vertices, fan_out, *, weights=None, edge_ids=None,

@@ -68,10 +68,10 @@ def whole_number(x, what, minimum):
     """``x`` as an int, refusing non-integers and values below ``minimum`` (InvalidValue)."""
     try:
         v = int(x)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise InvalidValue(f"{what} must be an integer, got {x!r}") from None
-    if v != x or v < minimum:
-        raise InvalidValue(f"{what} must be an integer >= {minimum}, got {x!r}")
+    if v != x or v < minimum or v >= 2**63:
+        raise InvalidValue(f"{what} must be an integer in [{minimum}, 2**63), got {x!r}")
     return v
 
 

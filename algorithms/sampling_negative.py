@@ -23,7 +23,8 @@ from grblas_gpu import Matrix, backend
 from grblas_gpu.errors import InvalidValue, NotConverged
 from grblas_gpu.kernels import sampling as rk
 
-from .sampling_common import scalar, seed_of
+from ._common import check_flag
+from .sampling_common import scalar, seed_of, whole_number
 
 xp = backend.xp
 
@@ -42,12 +43,10 @@ def negative_sampling(A, num_samples, *, src_biases=None, dst_biases=None,
     Returns NegativeSamples(src, dst), backend arrays of A's index type."""
     if not isinstance(A, Matrix):
         raise InvalidValue(f"A must be a grblas_gpu Matrix, got {type(A).__name__}")
-    try:
-        num = int(num_samples)
-    except (TypeError, ValueError):
-        raise InvalidValue(f"num_samples must be an integer, got {num_samples!r}") from None
-    if num != num_samples or num < 0:
-        raise InvalidValue(f"num_samples must be a non-negative integer, got {num_samples!r}")
+    num = whole_number(num_samples, "num_samples", 0)
+    remove_duplicates = check_flag(remove_duplicates, "remove_duplicates")
+    remove_existing_edges = check_flag(remove_existing_edges, "remove_existing_edges")
+    exact_number_of_samples = check_flag(exact_number_of_samples, "exact_number_of_samples")
     sb = _biases(src_biases, A.nrows, "src_biases")
     db = _biases(dst_biases, A.ncols, "dst_biases")
     seed = seed_of(seed)

@@ -32,9 +32,12 @@ References: cuGraph sampling_functions.hpp and sampling_post_processing_impl.cuh
 NOTE: the reference documents the heterogeneous edge-id map offsets as num_labels +
 num_edge_types + 1 long; they are indexed by (label, edge type), so they are
 num_labels · num_edge_types + 1 long here, as in the reference's implementation.
-NOTE: without compress_per_hop, hop N + 1's majors must all be renumbered above hop N's
-(true when later hops only expand earlier hops' minors, e.g. prior_sources_behavior
-'exclude'); InvalidValue otherwise.
+NOTE: without compress_per_hop, hop N + 1's majors must all be renumbered above every earlier
+hop's majors, seeds included (the reference's precondition: "majors in hop N should not appear
+in any of the previous hops", seeds counting as hop-0 majors; true when later hops only expand
+earlier hops' minors, e.g. prior_sources_behavior 'exclude'); InvalidValue otherwise, since
+label_hop_offsets could not split the rows at hop boundaries. compress_per_hop has no such
+precondition.
 """
 from collections import namedtuple
 
@@ -345,13 +348,8 @@ def _compress(e, major, minor, seeds_new, per_hop):
     L, H, m = e.L, e.H, len(major)
     major = major.astype(np.int64)
     minor = minor.astype(np.int64)
-    if not per_hop and e.has_hops and m > 1:
-        same_label = e.label[1:] == e.label[:-1]
-        new_hop = e.hop[1:] != e.hop[:-1]
-        if bool(scalar((same_label & new_hop & (major[1:] <= major[:-1])).any())):
-            raise InvalidValue(
-                "without compress_per_hop, every hop's majors must be renumbered above the "
-                "previous hops' majors (later hops may only expand earlier hops' minors)")
+    if not per_hop and e.has_hops and m:
+        _check_hops_above(e, major, seeds_new)
     E = group_offsets(e.label * H + e.hop, L * H)  # edge range of each (l, h)
     start, end = E[:-1], E[1:]
     lab_of = xp.arange(L * H, dtype=np.int64) // H
@@ -384,6 +382,27 @@ def _compress(e, major, minor, seeds_new, per_hop):
     offsets = xp.concatenate([xp.zeros(1, dtype=np.int64),
                               xp.cumsum(degree.astype(np.int64))])
     return offsets, A
+
+
+def _check_hops_above(e, major, seeds_new):
+    """InvalidValue unless, in each label, the first (smallest) major of every hop h > 0 is
+    above every earlier hop's majors and the label's seeds (hop-0 majors by definition): the
+    reference's precondition for one CSR per label split at hop boundaries. The edges are
+    sorted by (label, hop, major), so the previous edge holds the largest earlier major."""
+    m = len(major)
+    idx = xp.arange(m, dtype=np.int64)
+    prev = xp.maximum(idx - 1, 0)
+    first = (idx == 0) | (e.label != e.label[prev]) | (e.hop != e.hop[prev])
+    earlier = xp.where((idx > 0) & (e.label == e.label[prev]), major[prev], -1)
+    if seeds_new is not None and len(seeds_new[0]):
+        s, lab = seeds_new
+        # earlier = max(earlier, the label's largest seed)
+        earlier = xp.maximum(earlier, _group_max(s.astype(np.int64), lab, e.L)[e.label] - 1)
+    if bool(scalar((first & (e.hop > 0) & (major <= earlier)).any())):
+        raise InvalidValue(
+            "without compress_per_hop, every hop's majors must be renumbered above the previous "
+            "hops' majors and the seeds (a later hop may only expand earlier hops' minors; a "
+            "seed vertex, a hop-0 major, must not be a major again in a later hop)")
 
 
 def _seed_counts(seeds_new, L, H, per_hop):

@@ -17,21 +17,32 @@ row and by column"), and its rows are clustered by k-means (k-means++ seeding, L
 The products with A are the engine's: A +.* x (mxv) for Lanczos, A +.* X (mxm with the
 n x b block as a Matrix) for LOBPCG; the rank-one and diagonal terms, the orthogonalisation
 and the small Rayleigh-Ritz problems (xp.linalg.eigh on (15 + k)-square tridiagonal-plus-
-arrow matrices and 3(k + 4)-square projections) are dense backend-array work.
+arrow matrices and 3(k + 4)-square projections, and the dense solver) are dense
+backend-array work.
 
 Eigensolvers:
+* Dense: graphs of at most DENSE_MAX (400) vertices, and any graph whose Krylov basis
+  (Lanczos: k + 15 vectors) or LOBPCG subspace (3(k + 4) vectors) reaches half of n, are solved
+  by xp.linalg.eigh on the dense L or B: exact, every repeated eigenvalue included.
 * Lanczos with full reorthogonalisation (two classical Gram-Schmidt passes) and thick restart
   (Wu & Simon 2000): a basis of 15 + k vectors (nvGRAPH's restartIter), restarted from the
   wanted Ritz vectors plus the residual direction; a Ritz pair has converged when
   ||A y - θ y|| = |β s_m| <= tolerance * max|θ|. A breakdown (β = 0, an invariant subspace)
-  continues from a random direction, decided on the device.
+  continues from a random direction, decided on the device. A Krylov space holds one vector
+  per eigenspace, so repeated eigenvalues are found by deflation: Lanczos runs again in the
+  orthogonal complement of the pairs found, and what it finds better than the worst kept
+  (by more than the tolerance) replaces it, until a run finds nothing better (at most k
+  more runs, each with the full ``evs_max_iter``).
 * LOBPCG (Knyazev 2001): X, preconditioned residuals W and directions P, orthonormalised
   column by column (two Gram-Schmidt passes; a column the others already span, as W and P
   become near convergence, is replaced by a random direction), then a Rayleigh-Ritz step on
-  the 3k-dimensional space.
+  the 3k-dimensional space. Its block (k + 4 vectors) finds eigenvalues repeated up to k + 4
+  times.
+Before either iterative solver returns, the residuals ||A y - θ y|| are recomputed from the
+operator: NotConverged unless within RESIDUAL_SLACK (10) times the tolerance.
 Iteration limits: ``evs_max_iter`` counts operator applications (Lanczos) or block iterations
-(LOBPCG); past it, NotConverged (``result``: what was reached). Device reads: one flag per
-restart cycle or block iteration (converged or not), one cost per k-means step.
+(LOBPCG); past it, NotConverged (``result``: what was reached). Device reads: one pair of
+figures per restart cycle or block iteration, one cost per k-means step.
 
 Scores (analyze_clustering), with X the n x k indicator matrix of the clusters:
 
@@ -50,9 +61,11 @@ community structure in networks", PNAS 2006; Fender, Emad, Petiton, Naumov, "Par
 modularity clustering", ICCS 2017 (nvGRAPH's method); Wu & Simon, SIAM J. Matrix Anal. Appl. 22
 (2000); Knyazev, SIAM J. Sci. Comput. 23 (2001); nvGRAPH 9.2 guide 2.27.
 
-NOTE: A must be symmetric; this is not checked. NOTE: for the balanced cut the Laplacian's
-first eigenvector is constant (eigenvalue 0 on a connected graph); whitening would turn it into
-rounding noise, so a column whose deviation is ~0 is set to 0 instead (nvGRAPH divides anyway).
+NOTE: A must be symmetric; this is not checked. NOTE: weights must be finite: a NaN or inf
+weight raises InvalidValue (read from the degrees and 2m the operators need anyway).
+NOTE: for the balanced cut the Laplacian's first eigenvector is constant (eigenvalue 0 on a
+connected graph); whitening would turn it into rounding noise, so a column whose deviation is
+~0 is set to 0 instead (nvGRAPH divides anyway).
 NOTE: results depend on ``seed`` (starting vectors and k-means seeding); eigenvalues do not.
 """
 import math
@@ -64,7 +77,7 @@ import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue, NotConverged
 
-from ._common import check_square, emit, float_type
+from ._common import check_number, check_square, emit, float_type
 
 __all__ = ["spectral_clustering", "analyze_clustering", "MODULARITY_MAXIMIZATION",
            "BALANCED_CUT_LANCZOS", "BALANCED_CUT_LOBPCG", "MODULARITY", "EDGE_CUT", "RATIO_CUT",
@@ -84,6 +97,12 @@ LANCZOS_EXTRA = 15
 # LOBPCG iterates on k + LOBPCG_GUARD vectors (Knyazev's guard vectors): the wanted k converge
 # at the rate set by the gap to the (k + guard + 1)-th eigenvalue instead of the (k + 1)-th.
 LOBPCG_GUARD = 4
+# Graphs of at most this many vertices are solved densely (xp.linalg.eigh on the n x n L or
+# B): exact, repeated eigenvalues included, and faster than the iterative solvers up there.
+DENSE_MAX = 400
+# The final residual check accepts this multiple of the tolerance (the solvers' own residual
+# estimates and the recomputed residual differ by rounding).
+RESIDUAL_SLACK = 10
 
 
 def spectral_clustering(A, n_clusters, n_eig_vects, algorithm=MODULARITY_MAXIMIZATION,
@@ -95,7 +114,8 @@ def spectral_clustering(A, n_clusters, n_eig_vects, algorithm=MODULARITY_MAXIMIZ
     ``trace(dict)``: per solver cycle {stage, iteration, ...}."""
     n = check_square(A)
     algorithm = _name(algorithm, ALGORITHMS, "algorithm")
-    k, ne = int(n_clusters), int(n_eig_vects)
+    k = check_number(n_clusters, "spectral_clustering: n_clusters", integer=True)
+    ne = check_number(n_eig_vects, "spectral_clustering: n_eig_vects", integer=True)
     if not 2 <= k <= n:
         raise InvalidValue(f"spectral_clustering: n_clusters must lie in [2, n={n}], got {k}")
     if not 2 <= ne <= k or ne >= n:
@@ -103,9 +123,11 @@ def spectral_clustering(A, n_clusters, n_eig_vects, algorithm=MODULARITY_MAXIMIZ
                            f"and below n={n}, got {ne}")
     evs_tol = _tolerance(evs_tolerance, 1e-3, "evs_tolerance")
     km_tol = _tolerance(kmean_tolerance, 1e-2, "kmean_tolerance")
-    evs_max = int(evs_max_iter) if int(evs_max_iter) > 0 else 4000
-    km_max = int(kmean_max_iter) if int(kmean_max_iter) > 0 else 200
-    rs = backend.xp.random.RandomState(seed)
+    evs_max = check_number(evs_max_iter, "spectral_clustering: evs_max_iter", integer=True)
+    km_max = check_number(kmean_max_iter, "spectral_clustering: kmean_max_iter", integer=True)
+    evs_max, km_max = (evs_max if evs_max > 0 else 4000), (km_max if km_max > 0 else 200)
+    rs = backend.xp.random.RandomState(
+        check_number(seed, "spectral_clustering: seed", integer=True) % 2**32)
     if algorithm == MODULARITY_MAXIMIZATION:
         vals, vecs = modularity_eigenpairs(A, ne, tol=evs_tol, max_iter=evs_max, rs=rs,
                                            trace=trace)
@@ -127,32 +149,69 @@ def spectral_clustering(A, n_clusters, n_eig_vects, algorithm=MODULARITY_MAXIMIZ
 def modularity_eigenpairs(A, k, *, tol=1e-3, max_iter=4000, rs=None, trace=None):
     """The k largest eigenpairs of the modularity matrix B (values descending)."""
     A, d, two_m = _weighted(A)
+    n, k = A.nrows, _wanted(k, A.nrows)
     xp = backend.xp
+    if _dense(n, k + LANCZOS_EXTRA):
+        # B = A - d dᵀ / 2m, dense
+        B = A.to_dense(device=True).astype(np.float64) - xp.outer(d, d) / two_m
+        return _cast_pairs(_dense_pairs(B, k, True, trace), A.dtype)
 
     def op(x):
         # y = A +.* x - d (dᵀx) / 2m
         return _spmv(A, x) - d * (d @ x) / two_m
 
     rs = rs if rs is not None else xp.random.RandomState(0)
-    return _cast_pairs(_lanczos(op, A.nrows, k, True, tol, max_iter, rs, trace), A.dtype)
+    return _cast_pairs(_lanczos_deflated(op, n, k, True, tol, max_iter, rs, trace), A.dtype)
 
 
 def laplacian_eigenpairs(A, k, *, tol=1e-3, max_iter=4000, rs=None, method="lanczos",
                          trace=None):
     """The k smallest eigenpairs of the Laplacian L = D - A (values ascending)."""
+    if not isinstance(method, str) or method not in ("lanczos", "lobpcg"):
+        raise InvalidValue(f"laplacian_eigenpairs: method must be 'lanczos' or 'lobpcg', "
+                           f"got {method!r}")
     A, d, _ = _weighted(A)
+    n, k = A.nrows, _wanted(k, A.nrows)
     xp = backend.xp
     rs = rs if rs is not None else xp.random.RandomState(0)
+    block = k + LANCZOS_EXTRA if method == "lanczos" else 3 * (k + LOBPCG_GUARD)
+    if _dense(n, block):
+        # L = diag(d) - A, dense
+        L = xp.diag(d) - A.to_dense(device=True).astype(np.float64)
+        return _cast_pairs(_dense_pairs(L, k, False, trace), A.dtype)
     if method == "lanczos":
         # y = d .* x - A +.* x
-        pairs = _lanczos(lambda x: d * x - _spmv(A, x), A.nrows, k, False, tol, max_iter, rs,
-                         trace)
+        pairs = _lanczos_deflated(lambda x: d * x - _spmv(A, x), n, k, False, tol, max_iter,
+                                  rs, trace)
         return _cast_pairs(pairs, A.dtype)
     dinv = xp.where(d > 0, 1.0 / xp.where(d > 0, d, 1), 1).astype(d.dtype)
     # Y = d .* X - A +.* X
-    pairs = _lobpcg(lambda X: d[:, None] * X - _spmm(A, X), A.nrows, k, tol, max_iter, rs,
+    pairs = _lobpcg(lambda X: d[:, None] * X - _spmm(A, X), n, k, tol, max_iter, rs,
                     dinv, trace)
     return _cast_pairs(pairs, A.dtype)
+
+
+def _wanted(k, n):
+    k = check_number(k, "the number of eigenpairs", integer=True)
+    if not 1 <= k <= n:
+        raise InvalidValue(f"the number of eigenpairs must lie in [1, n={n}], got {k}")
+    return k
+
+
+def _dense(n, block):
+    """Solve densely: a small graph (n <= DENSE_MAX), or a Krylov basis or LOBPCG subspace
+    (``block`` vectors) not much smaller than n, where the iterative solvers lose orthogonality
+    or cover the whole space anyway."""
+    return n <= DENSE_MAX or 2 * block >= n
+
+
+def _dense_pairs(M, k, largest, trace):
+    """The k largest (or smallest) eigenpairs of the dense symmetric M (xp.linalg.eigh)."""
+    theta, S = backend.xp.linalg.eigh(M)            # ascending
+    emit(trace, stage="dense", iteration=1, n=M.shape[0])
+    if largest:
+        return theta[::-1][:k], S[:, ::-1][:, :k]
+    return theta[:k], S[:, :k]
 
 
 # ------------------------------------------------------------------------------ operators
@@ -170,8 +229,10 @@ def _weighted(A):
     # d(i) = Σ_j A(i, j)   (weighted degree)
     gg.reduce_rowwise(dv, A, semirings.monoid.plus)
     d = dv.to_dense(device=True)
-    # 2m = Σ A
+    # 2m = Σ A   (NaN or ±inf exactly when a weight, or a degree, is not finite)
     two_m = float(gg.reduce_scalar(A, semirings.monoid.plus))
+    if not math.isfinite(two_m) or not bool(backend.to_scalar(backend.xp.isfinite(d).all())):
+        raise InvalidValue("spectral_clustering: the weights must be finite (NaN or inf found)")
     if two_m <= 0:
         raise InvalidValue("spectral_clustering: the graph has no positive edge weight")
     return A, d, two_m
@@ -192,31 +253,76 @@ def _spmm(A, X):
 
 
 # ------------------------------------------------------------------------------ Lanczos
-def _lanczos(op, n, k, largest, tol, max_iter, rs, trace):
+def _lanczos_deflated(op, n, k, largest, tol, max_iter, rs, trace):
+    """The k wanted eigenpairs by Lanczos, with repeated eigenvalues found by deflation: a
+    single-vector Krylov space holds one vector per eigenspace (in exact arithmetic), so a
+    second copy of an eigenvalue is missed. After each run, Lanczos runs again on the
+    orthogonal complement of the pairs found; while it finds eigenvalues better than the
+    worst kept (by more than the tolerance), they replace it (at most k more runs). Then the
+    true residuals ||op(y) - θ y|| are checked: NotConverged unless within the tolerance."""
+    xp = backend.xp
+    vals, vecs, anorm = _lanczos(op, n, k, largest, tol, max_iter, rs, trace, None)
+    sign = -1.0 if largest else 1.0                  # sign * value: smaller is better
+    for _ in range(k):
+        if vecs.shape[1] >= n:
+            break
+        nv, nV, an = _lanczos(op, n, min(k, n - vecs.shape[1]), largest, tol, max_iter, rs,
+                              trace, vecs)
+        anorm = max(anorm, an)
+        margin = tol * max(anorm, 1.0)
+        worst = float(backend.to_scalar(xp.max(sign * vals)))
+        if not bool(backend.to_scalar(xp.any(sign * nv < worst - margin))):
+            break
+        allv = xp.concatenate([vals, nv])
+        allV = xp.concatenate([vecs, nV], axis=1)
+        keep = xp.argsort(sign * allv)[:k]
+        vals, vecs = allv[keep], allV[:, keep]
+    _check_residuals(lambda Y: xp.stack([op(Y[:, i]) for i in range(Y.shape[1])], axis=1),
+                     vals, vecs, anorm, tol, "Lanczos")
+    return vals, vecs
+
+
+def _check_residuals(op_block, vals, vecs, anorm, tol, what):
+    """NotConverged unless max_i ||op(y_i) - θ_i y_i|| (relative, as the solvers measure it)
+    is within RESIDUAL_SLACK times the tolerance."""
+    R = op_block(vecs) - vecs * vals[None, :]
+    worst = _relative_residual(backend.xp.linalg.norm(R, axis=0), vals, anorm)
+    worst = float(backend.to_scalar(worst))
+    if not worst <= RESIDUAL_SLACK * tol:           # (NaN fails too)
+        raise NotConverged(f"{what}: the eigenpairs' relative residual {worst:.3g} exceeds "
+                           f"the tolerance {tol:g}", result=(vals, vecs))
+
+
+def _lanczos(op, n, k, largest, tol, max_iter, rs, trace, locked):
     """Thick-restart Lanczos (in FP64) for the k largest (or smallest) eigenpairs of a
-    symmetric op."""
+    symmetric op, in the orthogonal complement of the columns of ``locked`` (None: the whole
+    space). Returns (values, vectors, the largest |Ritz value| seen)."""
     xp = backend.xp
     dt = np.float64
-    m = min(n, k + LANCZOS_EXTRA)
-    v0 = rs.uniform(-1.0, 1.0, n).astype(dt)
+    p0 = 0 if locked is None else locked.shape[1]
+    m = min(n - p0, k + LANCZOS_EXTRA)
+    v0 = _project(rs.uniform(-1.0, 1.0, n).astype(dt), locked)
     V = xp.zeros((n, m + 1), dtype=dt)
     T = xp.zeros((m, m), dtype=np.float64)
     V[:, 0] = v0 / xp.linalg.norm(v0)
-    start, used, cycle = 0, 0, 0
+    start, used, cycle, anorm = 0, 0, 0, 0.0
     while True:
-        beta = _lanczos_steps(op, V, T, start, m, rs)
+        beta = _lanczos_steps(op, V, T, start, m, rs, locked)
         used += m - start
         cycle += 1
         theta, S = xp.linalg.eigh((T + T.T) / 2)
         order = xp.argsort(theta)
         want = order[::-1][:k] if largest else order[:k]
+        top = xp.max(xp.abs(theta))
         resid = xp.abs(beta * S[m - 1, want])
-        worst = _relative_residual(resid, theta[want], xp.max(xp.abs(theta)))
-        ok = bool(backend.to_scalar(worst <= tol))       # the one read per cycle
+        worst = _relative_residual(resid, theta[want], top)
+        figures = backend.to_host(xp.stack([worst, top]))    # the one read per cycle
+        worst, anorm = float(figures[0]), max(anorm, float(figures[1]))
+        ok = worst <= tol                                   # (NaN: never converged)
         emit(trace, stage="lanczos", iteration=cycle, operator_applications=used,
-             residual=float(backend.to_scalar(worst)) if trace is not None else None)
-        if ok or m == n:
-            return theta[want].astype(dt), (V[:, :m] @ S[:, want].astype(dt))
+             residual=float(worst))
+        if ok or m == n - p0:
+            return theta[want].astype(dt), (V[:, :m] @ S[:, want].astype(dt)), anorm
         if used >= max_iter:
             raise NotConverged(f"Lanczos: not converged after {used} operator applications",
                                result=(theta[want].astype(dt), V[:, :m] @ S[:, want].astype(dt)),
@@ -235,22 +341,28 @@ def _lanczos(op, n, k, largest, tol, max_iter, rs, trace):
         start = p
 
 
-def _lanczos_steps(op, V, T, start, m, rs):
-    """Lanczos steps start .. m-1 with full reorthogonalisation; returns β_m (device)."""
+def _project(w, locked):
+    """w - Y (Yᵀ w), Y = locked (orthonormal columns): w in their orthogonal complement."""
+    return w if locked is None else w - locked @ (locked.T @ w)
+
+
+def _lanczos_steps(op, V, T, start, m, rs, locked=None):
+    """Lanczos steps start .. m-1 with full reorthogonalisation (against V and ``locked``);
+    returns β_m (device)."""
     xp = backend.xp
     n = V.shape[0]
     beta = xp.zeros((), dtype=np.float64)
     for j in range(start, m):
-        w = op(V[:, j])
+        w = _project(op(V[:, j]), locked)
         Vj = V[:, :j + 1]
         h = Vj.T @ w                       # first Gram-Schmidt pass
-        w = w - Vj @ h
+        w = _project(w - Vj @ h, locked)
         b1 = xp.linalg.norm(w)
         scale = xp.linalg.norm(h) + 1.0
         broke = b1 <= 1e-10 * scale        # an invariant subspace: go on from a random vector
-        w = xp.where(broke, rs.uniform(-1.0, 1.0, n).astype(w.dtype), w)
+        w = xp.where(broke, _project(rs.uniform(-1.0, 1.0, n).astype(w.dtype), locked), w)
         h2 = Vj.T @ w                      # second pass (orthogonalises the random one too)
-        w = w - Vj @ h2
+        w = _project(w - Vj @ h2, locked)
         h = h + xp.where(broke, 0.0, h2).astype(h.dtype)
         T[:j + 1, j] = h
         T[j, :j + 1] = h
@@ -283,6 +395,7 @@ def _lobpcg(op, n, k, tol, max_iter, rs, precond, trace):
         emit(trace, stage="lobpcg", iteration=it,
              residual=float(backend.to_scalar(worst)) if trace is not None else None)
         if ok:
+            _check_residuals(op, theta[:k], X[:, :k], anorm, tol, "LOBPCG")
             return theta[:k], X[:, :k]
         W = R * precond[:, None]
         S = xp.concatenate([X, W] + ([P] if P is not None else []), axis=1)
@@ -404,6 +517,9 @@ def _kmeans(Y, k, tol, max_iter, rs, trace, run=0):
         centers = xp.where(counts[:, None] > 0, sums / xp.where(counts > 0, counts, 1)[:, None],
                            centers)
         emit(trace, stage="kmeans", run=run, iteration=it, cost=cost)
+        if not math.isfinite(cost):  # (NaN never passes the test below: fail now)
+            raise NotConverged(f"spectral_clustering: the k-means cost is {cost}",
+                               iterations=it)
         if abs(cost_prev - cost) / n < tol:
             return labels.astype(np.int32), True, cost
         cost_prev = cost
@@ -415,7 +531,7 @@ def analyze_clustering(A, n_clusters, clustering, metric=MODULARITY):
     """The clustering's MODULARITY, EDGE_CUT or RATIO_CUT (see the module docstring)."""
     n = check_square(A)
     metric = _name(metric, METRICS, "metric")
-    k = int(n_clusters)
+    k = check_number(n_clusters, "analyze_clustering: n_clusters", integer=True)
     if k < 1:
         raise InvalidValue(f"analyze_clustering: n_clusters must be >= 1, got {k}")
     xp = backend.xp
@@ -469,7 +585,7 @@ def _name(x, allowed, what):
 
 
 def _tolerance(x, default, what):
-    x = float(x)
+    x = check_number(x, f"spectral_clustering: {what}")
     if x == 0.0:
         return default
     if not 0.0 < x < 1.0:

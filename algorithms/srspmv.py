@@ -56,6 +56,9 @@ def srspmv(A, x, semiring, alpha=None, beta=None, y=None):
     sr = _semiring(semiring)
     if not isinstance(A, gg.Matrix):
         raise InvalidValue(f"srspmv: A must be a grblas_gpu.Matrix, got {type(A).__name__}")
+    for s, what in ((alpha, "alpha"), (beta, "beta")):
+        if s is not None and (np.ndim(s) != 0 or isinstance(s, str)):
+            raise InvalidValue(f"srspmv: {what} must be a scalar, got {s!r}")
     nr, nc = A.shape
     out = y if isinstance(y, gg.Vector) else None
     dt = out.dtype if out is not None else float_type(A)
@@ -90,9 +93,10 @@ def srspmv(A, x, semiring, alpha=None, beta=None, y=None):
 
 
 def _semiring(semiring):
-    if isinstance(semiring, str):
-        return semirings.lookup(semiring, "semiring")
-    return getattr(semiring, "op", semiring)
+    if semiring is None:
+        raise InvalidValue("srspmv: a semiring is required")
+    sr = semirings.lookup(semiring, "semiring")      # InvalidValue / DomainMismatch otherwise
+    return getattr(sr, "op", sr)
 
 
 def _identity(monoid, dt):

@@ -18,12 +18,16 @@ the cost of the frontier's edges per round instead of all of them.
 Termination: without a negative cycle reachable from the source, a shortest path has at
 most n - 1 edges, so the frontier is empty after at most n rounds. A frontier still non-empty
 after n rounds proves a negative cycle: NotConverged (its ``result`` holds d so far).
+A -inf weight reachable from the source makes distances -inf, after which nothing improves
+(-inf < -inf is false), so a cycle through it would go unnoticed: a -inf distance is reported
+the same way, NotConverged (unbounded; its ``result`` holds d), one reduction after the loop.
+(networkx and scipy return -inf there; NotConverged is nvGRAPH's status for both cases.)
 
 Results (nvGRAPH's): a dense backend array of the value type, FLT_MAX (FP32) or DBL_MAX
 (FP64, also for integer and BOOL A, whose values are taken as weights: True is 1) where
 unreachable; d(source) = 0 (or less, on a negative cycle through the source).
 
-Cached properties: none. Device reads: one per round, the frontier's nvals.
+Cached properties: none. Device reads: one per round, the frontier's nvals, and min d at the end.
 
 References: Bellman (1958), Ford (1956); Kepner & Gilbert, "Graph Algorithms in the Language
 of Linear Algebra", ch. 2; LAGraph LAGr_SingleSourceShortestPath (delta-stepping, not done
@@ -58,6 +62,12 @@ def sssp(A, source, *, trace=None):
     far = far_value(dt)
     d = frontier_relax(A, source, semirings.min_plus, semirings.binary.lt, far, 0.0, dt,
                        max_rounds=n, trace=trace, what="sssp")
+    # lo = min d   (-inf: a -inf weight is reachable, the path lengths are unbounded below)
+    lo = float(gg.reduce_scalar(d, semirings.monoid.min))
+    if lo == -np.inf:
+        raise NotConverged("sssp: unbounded distances (-inf), a -inf weight is reachable from "
+                           "the source (as a negative cycle would be)",
+                           result=d.to_dense(device=True), iterations=None)
     return d.to_dense(device=True)
 
 

@@ -26,7 +26,7 @@ import grblas_gpu as gg
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue
 
-from ._common import check_square
+from ._common import check_flag, check_square
 
 __all__ = ["extract_subgraph_by_vertex", "extract_subgraph_by_edge"]
 
@@ -34,6 +34,7 @@ __all__ = ["extract_subgraph_by_vertex", "extract_subgraph_by_edge"]
 def extract_subgraph_by_vertex(A, vertices, *, with_ids=False):
     """The subgraph of A induced by ``vertices`` (see the module docstring)."""
     n = check_square(A)
+    with_ids = check_flag(with_ids, "with_ids")
     V = _checked_set(vertices, n, "vertices")
     k = int(V.shape[0])
     S = gg.Matrix(A.dtype, k, k)
@@ -50,6 +51,7 @@ def extract_subgraph_by_vertex(A, vertices, *, with_ids=False):
 def extract_subgraph_by_edge(A, edges, *, with_ids=False):
     """The subgraph made of the edges at CSR positions ``edges`` (see the module docstring)."""
     check_square(A)
+    with_ids = check_flag(with_ids, "with_ids")
     xp = backend.xp
     E = _checked_set(edges, A.nvals, "edges")
     rows, cols, vals = A.to_coo(device=True)

@@ -74,9 +74,9 @@ SAMPLES = 1000  # LAGraph's NSAMPLES for the presort rule
 def triangle_count(A, *, method="sandia_lut", presort="auto"):
     """The number of triangles of the undirected graph A (see the module docstring)."""
     check_square(A)
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise InvalidValue(f"triangle_count: method must be one of {METHODS}, got {method!r}")
-    if presort not in PRESORTS:
+    if not isinstance(presort, (str, bool, int, np.bool_, np.integer)) or presort not in PRESORTS:
         raise InvalidValue(f"triangle_count: presort must be one of {PRESORTS}, "
                            f"got {presort!r}")
     presort = presort if isinstance(presort, str) else bool(presort)   # 0 and 1 as False, True

@@ -306,3 +306,11 @@ def test_levels_match_the_semiring_formulation(direction, alpha, beta):
     reached = ref_dist != INF
     assert (host(pred)[reached & (ref_dist > 0)] >= 0).all()
     assert (ref_parent[reached & (ref_dist > 0)] >= 0).all()
+
+
+@pytest.mark.parametrize("kwargs", [{"alpha": "x"}, {"beta": [1, 2]}, {"alpha": float("nan")},
+                                    {"beta": -1}, {"alpha": None, "beta": object()}])
+def test_wrong_typed_thresholds_raise_invalid_value(kwargs):
+    A = generate.karate()
+    with pytest.raises(gg.InvalidValue):
+        bfs(A, 0, undirected=True, **kwargs)

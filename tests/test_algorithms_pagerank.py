@@ -120,3 +120,53 @@ def test_not_converged_carries_the_last_iterate():
     assert err.iterations == 3 and err.status == "NVGRAPH_STATUS_NOT_CONVERGED"
     r = host(err.result)
     assert r.shape == (34,) and abs(r.sum() - 1) < 1e-12
+
+
+def test_zero_weight_rows_are_dangling_as_in_networkx():
+    # row 1's only edge weighs 0: its sum is 0, so it is dangling (networkx), not inf/NaN
+    A = gg.Matrix.from_coo([0, 1, 2, 2, 3], [1, 2, 0, 3, 3], [1.0, 0.0, 1.0, 2.0, 0.0],
+                           nrows=5, ncols=5)
+    pr = host(pagerank(A, tolerance=1e-10))
+    ref = nx.pagerank(to_nx(A), alpha=0.85, tol=1e-13)
+    assert np.isfinite(pr).all()
+    np.testing.assert_allclose(pr, [ref[i] for i in range(5)], rtol=1e-7)
+    np.testing.assert_allclose(pr, nvgraph_reference(A, 0.85, tol=1e-10), rtol=1e-7)
+    # taken as the transition matrix: the all-zero rows are dangling too
+    pr = host(pagerank(A, normalize=False, tolerance=1e-10))
+    assert np.isfinite(pr).all() and abs(pr.sum() - 1) < 1e-12
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_input_raises_and_changes_nothing(bad):
+    A = gg.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, bad, 1.0], nrows=3, ncols=3)
+    before = A.to_coo()
+    with pytest.raises(gg.InvalidValue, match="finite"):
+        pagerank(A)
+    for x, y in zip(before, A.to_coo()):
+        np.testing.assert_array_equal(host(x), host(y))
+    B = generate.karate()
+    guess = gg.Vector.from_dense(np.r_[np.ones(33), bad])
+    with pytest.raises(gg.InvalidValue, match="finite"):
+        pagerank(B, guess=guess)
+    assert guess.nvals == 34 and host(guess.to_dense())[-1] != 1.0
+    with pytest.raises(gg.InvalidValue, match="finite"):
+        pagerank(B, bookmark=np.r_[np.zeros(33), bad])
+
+
+def test_non_finite_residual_raises_not_nan():
+    # taken as given, P's huge entry overflows the 2-norm: the residual is NaN, never "< tol"
+    P = gg.Matrix.from_coo([0, 1], [1, 0], [1e308, 1.0], nrows=2, ncols=2)
+    with pytest.raises(gg.NotConverged, match="residual"):
+        pagerank(P, normalize=False)
+
+
+def test_empty_graph_and_wrong_types_raise():
+    with pytest.raises(gg.InvalidValue):
+        pagerank(gg.Matrix(gg.FP64, 0, 0))
+    A = generate.karate()
+    for kwargs in ({"alpha": "x"}, {"tolerance": None}, {"max_iter": "many"},
+                   {"max_iter": float("inf")}):
+        with pytest.raises(gg.InvalidValue):
+            pagerank(A, **kwargs)
+    with pytest.raises(gg.InvalidValue):
+        pagerank("not a matrix")

@@ -12,6 +12,7 @@ import grblas_gpu as gg
 from algorithms import (BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG, EDGE_CUT, MODULARITY,
                         MODULARITY_MAXIMIZATION, RATIO_CUT, analyze_clustering,
                         spectral_clustering)
+from algorithms import spectral
 from algorithms.spectral import laplacian_eigenpairs, modularity_eigenpairs
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
@@ -21,6 +22,12 @@ ALGORITHMS = (MODULARITY_MAXIMIZATION, BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG
 
 def host(a):
     return backend.to_host(a)
+
+
+@pytest.fixture
+def iterative(monkeypatch):
+    """The iterative solvers (Lanczos, LOBPCG) on graphs small enough to be solved densely."""
+    monkeypatch.setattr(spectral, "DENSE_MAX", 0)
 
 
 def from_nx(G, dtype=np.float64):
@@ -60,7 +67,7 @@ def test_laplacian_eigenvalues_jagmesh7_against_eigsh():
     np.testing.assert_allclose(host(vals), ref, rtol=1e-7, atol=1e-12)
 
 
-def test_lobpcg_on_a_weighted_grid_against_eigsh():
+def test_lobpcg_on_a_weighted_grid_against_eigsh(iterative):
     G = nx.grid_2d_graph(16, 12)
     rng = np.random.default_rng(7)
     for u, v in G.edges:
@@ -74,7 +81,7 @@ def test_lobpcg_on_a_weighted_grid_against_eigsh():
         np.testing.assert_allclose(host(vals), ref, rtol=1e-6, atol=1e-12, err_msg=method)
 
 
-def test_modularity_eigenvalues():
+def test_modularity_eigenvalues(iterative):
     for A in (generate.karate(), generate.rmat(8, seed=3)):
         D = dense_of(A)
         d = D.sum(1)
@@ -172,12 +179,105 @@ def test_parameter_rules():
     assert host(labels).shape == (34,)
 
 
-def test_not_converged_and_trace():
+def test_not_converged_and_trace(iterative):
     A = generate.rmat(8, seed=1)
     with pytest.raises(gg.NotConverged) as e:
         spectral_clustering(A, 4, 4, BALANCED_CUT_LOBPCG, evs_tolerance=1e-9, evs_max_iter=2)
     vals, vecs = e.value.result
     assert host(vecs).shape == (A.nrows, 4)
     figures = []
-    spectral_clustering(generate.karate(), 2, 2, trace=figures.append)
+    spectral_clustering(A, 2, 2, trace=figures.append)
     assert {f["stage"] for f in figures} == {"lanczos", "kmeans"}
+    figures = []
+    spectral_clustering(generate.karate(), 2, 2, trace=figures.append)   # 2 · (2 + 15) >= 34
+    assert {f["stage"] for f in figures} == {"dense", "kmeans"}
+
+
+def _families(sizes):
+    """Paths, cycles, stars, complete graphs and disjoint unions (repeated eigenvalues: 0 once
+    per component, cycles' pairs, stars' and complete graphs' many copies)."""
+    small, mid = sizes
+    return {
+        "path": nx.path_graph(small),
+        "cycle": nx.cycle_graph(mid),
+        "star": nx.star_graph(mid - 1),
+        "complete": nx.complete_graph(mid),
+        "paths+cycle": nx.disjoint_union_all([nx.path_graph(small), nx.path_graph(small + 3),
+                                              nx.cycle_graph(mid - 2 * small)]),
+        "3 cycles": nx.disjoint_union_all([nx.cycle_graph(mid // 3)] * 3),
+    }
+
+
+def _check_families(graphs, ks):
+    for name, G in graphs.items():
+        A = from_nx(G)
+        D = nx.to_numpy_array(G)
+        d = D.sum(1)
+        L = np.diag(d) - D
+        B = D - np.outer(d, d) / d.sum()
+        ref_l, ref_b = np.linalg.eigvalsh(L), np.linalg.eigvalsh(B)[::-1]
+        for k in ks:
+            for method in ("lanczos", "lobpcg"):
+                vals, vecs = laplacian_eigenpairs(A, k, tol=1e-6, method=method)
+                vals, vecs = host(vals), host(vecs)
+                msg = f"{name}, k={k}, {method}"
+                np.testing.assert_allclose(vals, ref_l[:k], atol=1e-5, err_msg=msg)
+                np.testing.assert_allclose(np.linalg.norm(L @ vecs - vecs * vals, axis=0), 0,
+                                           atol=1e-4, err_msg=msg)
+            vals, vecs = modularity_eigenpairs(A, k, tol=1e-6)
+            np.testing.assert_allclose(host(vals), ref_b[:k], atol=1e-5,
+                                       err_msg=f"{name}, k={k}, modularity")
+
+
+def test_eigenvalues_of_small_graphs_are_exact():
+    # a 5-vertex path with k = 2 gave [6.7e-18, 4.5e-16] (LOBPCG's 3k-block exceeded n); a
+    # 30-cycle [0, 0.0437, 0.173] (Lanczos missed the second 0.0437): dense now
+    _check_families(_families((5, 30)), (2, 3, 4))
+
+
+def test_iterative_solvers_find_repeated_eigenvalues(iterative):
+    # n > 2 · the Krylov basis: Lanczos (with deflation) and LOBPCG, not the dense solver
+    _check_families(_families((8, 60)), (2, 4))
+
+
+def test_residual_check_before_claiming_convergence(iterative, monkeypatch):
+    monkeypatch.setattr(spectral, "RESIDUAL_SLACK", 0.0)   # no residual is small enough
+    A = from_nx(nx.cycle_graph(60))
+    for method in ("lanczos", "lobpcg"):
+        with pytest.raises(gg.NotConverged, match="residual"):
+            laplacian_eigenpairs(A, 3, method=method)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_weights_raise_invalid_value(bad):
+    G = nx.ring_of_cliques(3, 4)
+    A = from_nx(G)
+    rows, cols, vals = A.to_coo()
+    vals[0] = bad
+    A = gg.Matrix.from_coo(rows, cols, vals, nrows=12, ncols=12)
+    for algorithm in ALGORITHMS:
+        with pytest.raises(gg.InvalidValue, match="finite"):
+            spectral_clustering(A, 3, 2, algorithm)
+    assert np.isnan(host(A.to_coo()[2])[0]) or np.isinf(host(A.to_coo()[2])[0])
+
+
+@pytest.mark.parametrize("kwargs", [{"n_clusters": "x"}, {"n_eig_vects": None},
+                                    {"evs_tolerance": "tight"}, {"evs_max_iter": [1]},
+                                    {"kmean_tolerance": object()}, {"kmean_max_iter": "x"},
+                                    {"seed": "x"}, {"algorithm": 3}])
+def test_wrong_typed_parameters_raise_invalid_value(kwargs):
+    args = {"n_clusters": 2, "n_eig_vects": 2, **kwargs}
+    with pytest.raises(gg.InvalidValue):
+        spectral_clustering(generate.karate(), **args)
+    with pytest.raises(gg.InvalidValue):
+        laplacian_eigenpairs(generate.karate(), 2, method="arnoldi")
+    with pytest.raises(gg.InvalidValue):
+        analyze_clustering(generate.karate(), "two", np.zeros(34, np.int32))
+
+
+def test_kmeans_on_a_nan_embedding_raises_instead_of_iterating():
+    Y = backend.xp.asarray(np.random.default_rng(0).random((20, 2)))
+    Y[3, 0] = np.nan
+    with pytest.raises(gg.NotConverged, match="cost is nan") as e:
+        spectral._kmeans(Y, 2, 1e-2, 50, backend.xp.random.RandomState(0), None)
+    assert e.value.iterations == 1

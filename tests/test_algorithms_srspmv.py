@@ -110,3 +110,16 @@ def test_bad_input(problem):
         srspmv(A, x, "NVGRAPH_NO_SUCH_SR")
     with pytest.raises(gg.InvalidValue):
         srspmv(D, x, "NVGRAPH_PLUS_TIMES_SR")
+
+
+@pytest.mark.parametrize("kwargs", [{"semiring": None}, {"semiring": 3}, {"semiring": [1]},
+                                    {"semiring": "no_such_semiring"}, {"alpha": [1, 2]},
+                                    {"beta": np.zeros((2, 2))}, {"alpha": "x"},
+                                    {"x": ["a"] * 4}])
+def test_wrong_typed_arguments_raise_graphblas_errors(kwargs):
+    A = gg.Matrix.from_coo([0, 1, 2], [1, 2, 3], [1.0, 2.0, 3.0], nrows=4, ncols=4)
+    args = {"x": np.ones(4), "semiring": "plus_times", "alpha": None, "beta": None, **kwargs}
+    y = gg.Vector.from_dense(np.arange(4.0))
+    with pytest.raises(gg.GraphBLASError):
+        srspmv(A, args["x"], args["semiring"], args["alpha"], args["beta"], y)
+    np.testing.assert_array_equal(backend.to_host(y.to_dense()), np.arange(4.0))

@@ -94,3 +94,23 @@ def test_bad_input():
         sssp(generate.karate(), -1)
     with pytest.raises(gg.DimensionMismatch):
         sssp(gg.Matrix(gg.FP32, 2, 3), 0)
+
+
+def test_minus_inf_weight_is_reported_not_returned():
+    # a cycle through a -inf edge: -inf < -inf is false, so the frontier empties; reported
+    A = gg.Matrix.from_coo([0, 1, 2, 2], [1, 2, 1, 3], [1.0, -np.inf, 1.0, 1.0], nrows=5,
+                           ncols=5)
+    with pytest.raises(gg.NotConverged, match="unbounded") as e:
+        sssp(A, 0)
+    d = host(e.value.result)
+    assert d[0] == 0 and d[4] == np.finfo(np.float64).max and np.isneginf(d[2])
+    # unreachable from the source: an ordinary answer (scipy's Bellman-Ford agrees)
+    ref = csgraph.bellman_ford(scipy_of(A), indices=3)
+    np.testing.assert_array_equal(host(sssp(A, 3)), expect(ref, np.float64))
+
+
+@pytest.mark.parametrize("source", ["x", None, 1.5, float("inf"), float("nan"), [0, 1]])
+def test_wrong_typed_source_raises_invalid_value(source):
+    for algorithm in (sssp, __import__("algorithms").widest_path, __import__("algorithms").bfs):
+        with pytest.raises(gg.InvalidValue):
+            algorithm(generate.karate(), source)

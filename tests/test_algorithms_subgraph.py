@@ -67,3 +67,12 @@ def test_bad_sets(A, bad):
         extract_subgraph_by_vertex(A, bad)
     with pytest.raises(gg.InvalidValue):
         extract_subgraph_by_edge(A, bad)
+
+
+@pytest.mark.parametrize("flag", ["yes", None, np.zeros(2), 2])
+def test_wrong_typed_with_ids_raises_invalid_value(flag):
+    A = generate.karate()
+    with pytest.raises(gg.InvalidValue):
+        extract_subgraph_by_vertex(A, [0, 1, 2], with_ids=flag)
+    with pytest.raises(gg.InvalidValue):
+        extract_subgraph_by_edge(A, [0, 1, 2], with_ids=flag)

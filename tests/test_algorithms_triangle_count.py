@@ -94,3 +94,10 @@ def test_no_triangles_and_bad_input():
         triangle_count(path, method="burkhardt")
     with pytest.raises(gg.InvalidValue):
         triangle_count(path, presort="ascending")
+
+
+@pytest.mark.parametrize("kwargs", [{"method": np.zeros(2)}, {"method": None},
+                                    {"presort": np.zeros((2, 2))}, {"presort": "x"}])
+def test_wrong_typed_parameters_raise_invalid_value(kwargs):
+    with pytest.raises(gg.InvalidValue):
+        triangle_count(generate.karate(), **kwargs)

@@ -597,3 +597,31 @@ def test_spectral_clustering_and_analysis_on_karate():
     # eigen-information: row-major, each row (vertex) of unit length
     np.testing.assert_allclose(np.linalg.norm(eig_vects.reshape(34, 2), axis=1), 1, rtol=1e-6)
     assert nv.get_property(nv.MAJOR_VERSION) == 9
+
+
+@pytest.mark.parametrize("bad, status", [(np.nan, "NVGRAPH_STATUS_INVALID_VALUE"),
+                                         (3e38, "NVGRAPH_STATUS_NOT_CONVERGED")])
+def test_pagerank_non_finite_leaves_the_vertex_data(bad, status):
+    # a NaN weight is refused up front; a finite one whose square overflows FP32 makes the
+    # residual NaN, NOT_CONVERGED with nothing stored (never a vector of NaNs)
+    h = nv.create()
+    g = nv.create_graph_descr(h)
+    csc = nv.CSCTopology32I()
+    csc.nvertices, csc.nedges = 6, 10
+    csc.destination_offsets = np.array(DST_OFFSETS, np.int32)
+    csc.source_indices = np.array(SRC_INDICES, np.int32)
+    nv.set_graph_structure(h, g, csc, nv.CSC_32)
+    nv.allocate_vertex_data(h, g, 2, [nv.CUDA_R_32F, nv.CUDA_R_32F])
+    nv.allocate_edge_data(h, g, 1, [nv.CUDA_R_32F])
+    nv.set_vertex_data(h, g, np.array([0, 1, 0, 0, 0, 0], np.float32), 0)
+    before = np.arange(6, dtype=np.float32)
+    nv.set_vertex_data(h, g, before, 1)
+    w = np.array(W, np.float32)
+    w[3] = bad
+    nv.set_edge_data(h, g, w, 0)
+    with pytest.raises(gg.GraphBLASError) as e:
+        nv.pagerank(h, g, 0, 0.85, 0, 0, 1)
+    assert e.value.status == status
+    np.testing.assert_array_equal(host(nv.get_vertex_data(h, g, None, 1)), before)
+    nv.destroy_graph_descr(h, g)
+    nv.destroy(h)

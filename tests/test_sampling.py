@@ -597,6 +597,38 @@ def test_compress_rejects_overlapping_hops():
         S.renumber_and_compress_sampled_edgelist([0, 1, 0], [1, 0, 2], hops=[0, 1, 1])
 
 
+@pytest.mark.parametrize("labelled", [False, True])
+def test_compress_rejects_a_seed_that_is_a_later_hops_major(labelled):
+    # seed 5 has no hop-0 edge but is a hop-1 major: renumbered among hop 0's rows (seeds are
+    # (hop 0, major)), its hop-1 row cannot lie in hop 1's range of label_hop_offsets
+    srcs, dsts = np.array([0, 1, 5, 7]), np.array([1, 2, 3, 8])
+    hops = np.array([0, 1, 1, 0], np.int32) if labelled else np.array([0, 1, 1, 0][:3])
+    if not labelled:
+        srcs, dsts = srcs[:3], dsts[:3]
+    kw = dict(label_offsets=np.array([0, 3, 4]), seed_vertex_label_offsets=np.array([0, 2, 3]),
+              ) if labelled else {}
+    seeds = np.array([0, 5, 7]) if labelled else np.array([0, 5])
+    before = [a.copy() for a in (srcs, dsts, hops, seeds)]
+    with pytest.raises(gg.InvalidValue, match="seed"):
+        S.renumber_and_compress_sampled_edgelist(srcs, dsts, hops=hops, seed_vertices=seeds,
+                                                 **kw)
+    for a, b in zip(before, (srcs, dsts, hops, seeds)):
+        np.testing.assert_array_equal(a, b)
+    # per hop, the same input is well defined: it matches the reference
+    out = S.renumber_and_compress_sampled_edgelist(srcs, dsts, hops=hops, seed_vertices=seeds,
+                                                   compress_per_hop=True, **kw)
+    lo, so = kw.get("label_offsets"), kw.get("seed_vertex_label_offsets")
+    rows, rmap, _, _, L, Hn, new, seed_lab = _ref_renumber_and_sort(srcs, dsts, hops, lo, seeds,
+                                                                    so, True)
+    _, offsets, lho = _ref_compress(rows, L, Hn, new, seeds, seed_lab, True, False)
+    np.testing.assert_array_equal(H(out.major_offsets), offsets)
+    np.testing.assert_array_equal(H(out.label_hop_offsets), lho)
+    np.testing.assert_array_equal(H(out.renumber_map), rmap)
+    if not labelled:
+        np.testing.assert_array_equal(H(out.major_offsets), [0, 1, 1, 1, 2, 3])
+        np.testing.assert_array_equal(H(out.label_hop_offsets), [0, 2, 5])
+
+
 def test_heterogeneous_renumber_matches_reference():
     rng = np.random.default_rng(4)
     m, nlabels, T = 50, 2, 2
@@ -708,3 +740,20 @@ def test_negative_sampling_biases_and_capacity():
         S.negative_sampling(A, 4, src_biases=np.ones(3))
     with pytest.raises(gg.InvalidValue):
         S.negative_sampling(A, 4, dst_biases=-np.ones(5))
+
+
+@pytest.mark.parametrize("kwargs", [{"with_replacement": np.zeros(2)}, {"return_hops": "no"},
+                                    {"dedupe_sources": None}, {"seed": float("inf")},
+                                    {"seed": 2**70}])
+def test_wrong_typed_sampling_parameters_raise_invalid_value(graph, kwargs):
+    with pytest.raises(gg.InvalidValue):
+        S.homogeneous_neighbor_sample(graph[0], [0, 1], [2, 2], **kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [{"num_samples": float("inf")}, {"num_samples": 10**30},
+                                    {"remove_duplicates": np.zeros(2)},
+                                    {"exact_number_of_samples": "yes"}, {"seed": float("inf")}])
+def test_wrong_typed_negative_sampling_parameters_raise_invalid_value(graph, kwargs):
+    args = {"num_samples": 5, **kwargs}
+    with pytest.raises(gg.InvalidValue):
+        S.negative_sampling(graph[0], **args)
