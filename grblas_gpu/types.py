@@ -3,11 +3,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import TypeNotSupported
+from .errors import DomainMismatch, InvalidValue, TypeNotSupported
 
 __all__ = [
     "DataType", "BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32",
-    "UINT64", "FP32", "FP64", "ALL_TYPES", "lookup_dtype", "unify", "cast",
+    "UINT64", "FP32", "FP64", "ALL_TYPES", "lookup_dtype", "unify", "cast", "scalar_value",
+    "check_representable",
 ]
 
 
@@ -135,3 +136,95 @@ def cast(a, to_type, xp=np):
 def cast_scalar(value, to_type):
     """A NumPy scalar of ``to_type`` with the same rules as :func:`cast`."""
     return cast(np.asarray(value), to_type)[()]
+
+
+# ---------------------------------------------------------------------------- user values
+# The rule for a value a user hands in (an element, an iso value, a fill, a list of values):
+# - a TYPED value (a NumPy or CuPy array, a NumPy scalar, a 0-d array) of a real type is cast
+#   to the target type as SuiteSparse casts (:func:`cast`), as python-graphblas does for arrays;
+# - an UNTYPED Python number (int, float, bool, or a list of them) must be representable: an
+#   integer type takes only integers in its range (no 1.5, NaN, inf, 300 into INT8, -1 into
+#   UINT8), BOOL takes only 0/1/False/True, a float type takes any number that does not
+#   overflow it (rounding is what a float does);
+# - anything else (str, None, complex, objects) is refused.
+
+
+def scalar_value(value, to_type, what="value"):
+    """A user's scalar as a NumPy scalar of ``to_type`` under the rule above: InvalidValue for
+    an unrepresentable Python number, TypeNotSupported for complex, DomainMismatch otherwise."""
+    to_type = lookup_dtype(to_type)
+    if isinstance(value, np.generic) or (getattr(value, "ndim", None) == 0
+                                         and hasattr(value, "dtype")):
+        a = np.asarray(value) if isinstance(value, np.generic) else _host(value)
+        _check_kind(a.dtype, what)
+        return cast(a, to_type)[()]
+    if isinstance(value, (bool, int, float)):
+        if not _fits(value, to_type):
+            raise InvalidValue(f"{what} {_short(value)} cannot be stored in {to_type.name} "
+                               f"without changing it")
+        return to_type.np_type.type(value)
+    if isinstance(value, complex):
+        raise TypeNotSupported(f"{what} {value!r}: complex values are not supported")
+    raise DomainMismatch(f"{what} must be a number, got {type(value).__name__} {_short(value)}")
+
+
+def _host(a):
+    from . import backend
+
+    return backend.to_host(a)
+
+
+def _check_kind(dtype, what):
+    if dtype.kind == "c":
+        raise TypeNotSupported(f"{what}: complex values are not supported")
+    if dtype.kind not in "biuf":
+        raise TypeNotSupported(f"{what}: dtype {dtype} is not a GraphBLAS type")
+
+
+def _fits(x, t):
+    """Whether the Python number x is stored in type t unchanged (floats: without overflow)."""
+    if t.is_float:
+        try:
+            f = float(x)
+        except OverflowError:
+            return False
+        return not (np.isfinite(f) and abs(f) > float(np.finfo(t.np_type).max))
+    if isinstance(x, float):
+        if not (np.isfinite(x) and x.is_integer()):
+            return False
+        x = int(x)
+    if t.is_bool:
+        return x in (0, 1)
+    info = np.iinfo(t.np_type)
+    return info.min <= x <= info.max
+
+
+def check_representable(a, to_type, what="values"):
+    """Raise InvalidValue unless every element of ``a`` (a host array built from Python
+    numbers) is stored in ``to_type`` unchanged, by the rule above."""
+    to_type = lookup_dtype(to_type)
+    if a.size == 0 or a.dtype.kind == "b":
+        return
+    if to_type.is_float:
+        big = float(np.finfo(to_type.np_type).max)
+        bad = np.abs(a.astype(np.float64)) > big
+        if a.dtype.kind == "f":
+            bad &= np.isfinite(a)
+    elif to_type.is_bool:
+        bad = (a != 0) & (a != 1)
+    else:
+        info = np.iinfo(to_type.np_type)
+        if a.dtype.kind == "f":
+            # [min, max + 1) is exact in floats (powers of two); max itself may round up
+            bad = ~np.isfinite(a) | (a != np.floor(a)) | (a < info.min) | (a >= info.max + 1)
+        else:
+            bad = (a < info.min) | (a > info.max)
+    if bad.any():
+        x = a[np.nonzero(bad)[0][0]].item()
+        raise InvalidValue(f"{what}: {_short(x)} cannot be stored in {to_type.name} "
+                           f"without changing it")
+
+
+def _short(x):
+    r = repr(x)
+    return r if len(r) <= 40 else r[:20] + "..." + r[-8:]
