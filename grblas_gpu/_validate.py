@@ -23,6 +23,16 @@ def as_index_array(a, what, module=None):
     bools and other shapes."""
     if a is None:
         raise InvalidValue(f"{what} is required")
+    if not hasattr(a, "dtype"):  # lists: read on the host, where a bad one raises ours
+        try:
+            a = np.asarray(a)
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidValue(f"{what} must be a 1-D array of integers, got "
+                               f"{type(a).__name__} {a!r:.40}") from None
+    if a.dtype.kind not in "iub":
+        if a.size:
+            raise InvalidValue(f"{what} must be integers, got {a.dtype}")
+        a = np.zeros(a.shape, dtype=np.int64)
     arr = (module or xp).asarray(a)
     if arr.ndim != 1:
         raise InvalidValue(f"{what} must be one-dimensional, got shape {arr.shape}")
@@ -111,6 +121,15 @@ def values_array(values, dtype, what="values"):
         except (TypeError, ValueError, OverflowError) as e:
             raise DomainMismatch(f"{what} are not an array of numbers ({e})") from None
     kind = values.dtype.kind
+    if kind == "O" and not typed and all(isinstance(x, (int, float)) for x in values.flat):
+        # Python integers beyond int64/uint64: only a float type (or BOOL) may hold them
+        if dtype is None or lookup_dtype(dtype).np_type.kind not in "bf":
+            raise InvalidValue(f"{what}: a Python integer beyond every GraphBLAS integer type")
+        try:
+            values = values.astype(np.float64)
+        except OverflowError:
+            raise InvalidValue(f"{what}: a Python integer beyond every float type") from None
+        kind = "f"
     if kind == "c":
         raise TypeNotSupported(f"{what}: complex values are not supported")
     if kind not in "biuf":

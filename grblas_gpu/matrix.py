@@ -174,6 +174,8 @@ class Matrix(MaskableMixin):
     @classmethod
     def from_scipy(cls, S, *, dtype=None, dup_op=None):
         """From a scipy.sparse (or cupyx.scipy.sparse) matrix; explicit zeros are entries."""
+        if not (hasattr(S, "tocoo") and getattr(S, "ndim", None) == 2):
+            raise InvalidValue(f"from_scipy needs a scipy.sparse matrix, got {type(S).__name__}")
         coo = S.tocoo()
         return cls.from_coo(coo.row, coo.col, coo.data, nrows=S.shape[0], ncols=S.shape[1],
                             dtype=dtype, dup_op=dup_op)
@@ -181,6 +183,8 @@ class Matrix(MaskableMixin):
     @classmethod
     def from_graphblas(cls, G):
         """From a python-graphblas Matrix (copies through the host)."""
+        if type(G).__module__.split(".")[0] != "graphblas" or not hasattr(G, "nrows"):
+            raise InvalidValue(f"from_graphblas needs a graphblas.Matrix, got {type(G).__name__}")
         rows, cols, vals = G.to_coo()
         return cls.from_coo(rows.astype(np.int64), cols.astype(np.int64), vals,
                             nrows=G.nrows, ncols=G.ncols, dtype=G.dtype.name)

@@ -144,8 +144,8 @@ def cast_scalar(value, to_type):
 #   to the target type as SuiteSparse casts (:func:`cast`), as python-graphblas does for arrays;
 # - an UNTYPED Python number (int, float, bool, or a list of them) must be representable: an
 #   integer type takes only integers in its range (no 1.5, NaN, inf, 300 into INT8, -1 into
-#   UINT8), BOOL takes only 0/1/False/True, a float type takes any number that does not
-#   overflow it (rounding is what a float does);
+#   UINT8), a float type any number that does not overflow it (rounding is what a float
+#   does), BOOL any number, as its truth value (x != 0, as Python's bool() and C);
 # - anything else (str, None, complex, objects) is refused.
 
 
@@ -182,7 +182,10 @@ def _check_kind(dtype, what):
 
 
 def _fits(x, t):
-    """Whether the Python number x is stored in type t unchanged (floats: without overflow)."""
+    """Whether the Python number x is stored in type t unchanged (floats: without overflow;
+    BOOL: as its truth value)."""
+    if t.is_bool:
+        return True
     if t.is_float:
         try:
             f = float(x)
@@ -193,8 +196,6 @@ def _fits(x, t):
         if not (np.isfinite(x) and x.is_integer()):
             return False
         x = int(x)
-    if t.is_bool:
-        return x in (0, 1)
     info = np.iinfo(t.np_type)
     return info.min <= x <= info.max
 
@@ -203,15 +204,13 @@ def check_representable(a, to_type, what="values"):
     """Raise InvalidValue unless every element of ``a`` (a host array built from Python
     numbers) is stored in ``to_type`` unchanged, by the rule above."""
     to_type = lookup_dtype(to_type)
-    if a.size == 0 or a.dtype.kind == "b":
+    if a.size == 0 or a.dtype.kind == "b" or to_type.is_bool:
         return
     if to_type.is_float:
         big = float(np.finfo(to_type.np_type).max)
         bad = np.abs(a.astype(np.float64)) > big
         if a.dtype.kind == "f":
             bad &= np.isfinite(a)
-    elif to_type.is_bool:
-        bad = (a != 0) & (a != 1)
     else:
         info = np.iinfo(to_type.np_type)
         if a.dtype.kind == "f":
@@ -220,7 +219,7 @@ def check_representable(a, to_type, what="values"):
         else:
             bad = (a < info.min) | (a > info.max)
     if bad.any():
-        x = a[np.nonzero(bad)[0][0]].item()
+        x = a.ravel()[np.flatnonzero(bad)[0]].item()
         raise InvalidValue(f"{what}: {_short(x)} cannot be stored in {to_type.name} "
                            f"without changing it")
 

@@ -173,6 +173,9 @@ class Vector(MaskableMixin):
 
     @classmethod
     def from_graphblas(cls, g):
+        """From a python-graphblas Vector (copies through the host)."""
+        if type(g).__module__.split(".")[0] != "graphblas" or not hasattr(g, "size"):
+            raise InvalidValue(f"from_graphblas needs a graphblas.Vector, got {type(g).__name__}")
         idx, vals = g.to_coo()
         return cls.from_coo(idx.astype(np.int64), vals, size=g.size, dtype=g.dtype.name)
 
