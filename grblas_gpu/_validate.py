@@ -13,6 +13,12 @@ xp = backend.xp
 INT32_MAX = np.iinfo(np.int32).max
 
 
+def is_array(a):
+    """A NumPy or backend array (or NumPy scalar): a typed value. Our Matrix and Vector also
+    have a ``dtype`` (a DataType), and are not arrays."""
+    return isinstance(getattr(a, "dtype", None), np.dtype)
+
+
 def index_dtype(*extents):
     """int32 while every extent (rows, columns, entries) fits, int64 beyond."""
     return np.int32 if max((int(e) for e in extents), default=0) <= INT32_MAX else np.int64
@@ -23,7 +29,7 @@ def as_index_array(a, what, module=None):
     bools and other shapes."""
     if a is None:
         raise InvalidValue(f"{what} is required")
-    if not hasattr(a, "dtype"):  # lists: read on the host, where a bad one raises ours
+    if not is_array(a):  # lists: read on the host, where a bad one raises ours
         try:
             a = np.asarray(a)
         except (TypeError, ValueError, OverflowError):
@@ -111,7 +117,7 @@ def values_array(values, dtype, what="values"):
     (grblas_gpu.types.scalar_value's rule)."""
     # check the dtype before the backend sees it: CuPy refuses strings and objects itself,
     # with a ValueError that names no GraphBLAS status
-    typed = hasattr(values, "dtype")
+    typed = is_array(values)
     if not typed:
         if values is None or isinstance(values, (str, bytes, dict, set)):
             raise DomainMismatch(f"{what} must be an array or a list of numbers, "
@@ -142,8 +148,8 @@ def values_array(values, dtype, what="values"):
 def scalar_dtype(value, what="value"):
     """The GraphBLAS type of a scalar given without one (Python int: INT64, or UINT64 beyond;
     float: FP64; bool: BOOL; a NumPy or device scalar: its own)."""
-    if isinstance(value, (bool, int, float)) or hasattr(value, "dtype"):
-        a = backend.to_host(value) if hasattr(value, "dtype") else np.asarray(value)
+    if isinstance(value, (bool, int, float)) or is_array(value):
+        a = backend.to_host(value) if is_array(value) else np.asarray(value)
         if a.dtype.kind in "biuf":
             return lookup_dtype(a.dtype)
         if a.dtype.kind == "O":  # a Python int beyond uint64

@@ -98,6 +98,10 @@ class Matrix(MaskableMixin):
         """``make()``, made once for this matrix's content and kept with it (dropped when the
         matrix changes): what an algorithm derives from a graph and reuses from call to call,
         like LAGraph's cached graph properties."""
+        try:
+            hash(key)
+        except TypeError:
+            raise InvalidValue(f"a memo key must be hashable, got {type(key).__name__}") from None
         if key not in self._cache:
             self._caching()[key] = make()
         return self._cache[key]
@@ -166,7 +170,8 @@ class Matrix(MaskableMixin):
         a = values_array(array, dtype, "from_dense's array")
         if a.ndim != 2:
             raise InvalidValue(f"from_dense needs a 2-D array, got shape {a.shape}")
-        present = xp.ones(a.shape, dtype=bool) if missing_value is None else a != missing_value
+        present = xp.ones(a.shape, dtype=bool) if missing_value is None else (
+            a != scalar_value(missing_value, lookup_dtype(a.dtype), "missing_value"))
         rows, cols = xp.nonzero(present)
         return cls.from_coo(rows, cols, a[rows, cols], nrows=a.shape[0], ncols=a.shape[1],
                             dtype=dtype if dtype is not None else a.dtype)
@@ -439,6 +444,7 @@ class Matrix(MaskableMixin):
     def isequal(self, other, tolerance=None):
         """Same shape, structure and values (within relative ``tolerance`` for floats).
         Types may differ; values are compared after promotion."""
+        _check_tolerance(tolerance)
         if not isinstance(other, Matrix) or self.shape != other.shape or self.nvals != other.nvals:
             return False
         if not (bool(backend.to_scalar((self._indptr == other._indptr).all()))
@@ -539,6 +545,12 @@ def _check_sorted_unique(segments, idx, what):
         k = int(backend.to_scalar(xp.nonzero(bad)[0][0])) + 1
         dup = bool(backend.to_scalar(idx[k] == idx[k - 1]))
         raise InvalidValue(f"{what} {'duplicated' if dup else 'unsorted'} at position {k}")
+
+
+def _check_tolerance(tolerance):
+    if tolerance is not None and not (isinstance(tolerance, (int, float, np.integer, np.floating))
+                                      and not isinstance(tolerance, bool) and tolerance >= 0):
+        raise InvalidValue(f"tolerance must be a number >= 0 or None, got {tolerance!r:.40}")
 
 
 def _values_equal(a, b, tolerance):

@@ -94,7 +94,7 @@ def lookup_dtype(x):
         return lookup_dtype(x.name)
     try:
         npt = np.dtype(x)
-    except TypeError:
+    except (TypeError, ValueError):
         raise TypeNotSupported(f"not a GraphBLAS type: {x!r}") from None
     t = _BY_NP.get(npt)
     if t is None:
@@ -154,7 +154,7 @@ def scalar_value(value, to_type, what="value"):
     an unrepresentable Python number, TypeNotSupported for complex, DomainMismatch otherwise."""
     to_type = lookup_dtype(to_type)
     if isinstance(value, np.generic) or (getattr(value, "ndim", None) == 0
-                                         and hasattr(value, "dtype")):
+                                         and isinstance(getattr(value, "dtype", None), np.dtype)):
         a = np.asarray(value) if isinstance(value, np.generic) else _host(value)
         _check_kind(a.dtype, what)
         return cast(a, to_type)[()]

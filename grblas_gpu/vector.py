@@ -8,7 +8,7 @@ import numpy as np
 
 from . import backend, replay
 from ._validate import (as_index_array, as_int, check_dim, check_in_range, index_dtype,
-                        is_index_collection, values_and_dtype, values_array)
+                        is_array, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue
 from .kernels import memory
 from .mask import MaskableMixin
@@ -65,7 +65,7 @@ def _host_entries(indices, values, size, dtype):
         if vals.ndim != 1 or len(vals) != len(idx) or vals.dtype.kind not in "biuf":
             return None
         dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
-        if not hasattr(values, "dtype"):  # Python numbers: each must fit (types.scalar_value)
+        if not is_array(values):  # Python numbers: each must fit (types.scalar_value)
             check_representable(vals, dt)
     except Exception:  # noqa: BLE001  (the general path raises the specific error)
         return None
@@ -169,7 +169,8 @@ class Vector(MaskableMixin):
         dt = lookup_dtype(dtype if dtype is not None else a.dtype)
         if missing_value is None:  # full: its count is known
             return cls._from_dense(len(a), dt, a.copy(), xp.ones(a.shape, dtype=bool), len(a))
-        return cls._from_dense(len(a), dt, a.copy(), a != missing_value)
+        missing = scalar_value(missing_value, lookup_dtype(a.dtype), "missing_value")
+        return cls._from_dense(len(a), dt, a.copy(), a != missing)
 
     @classmethod
     def from_graphblas(cls, g):
@@ -451,8 +452,9 @@ class Vector(MaskableMixin):
                                           None if vals is None else vals[keep], iso=self._iso))
 
     def isequal(self, other, tolerance=None):
-        from .matrix import _values_equal
+        from .matrix import _check_tolerance, _values_equal
 
+        _check_tolerance(tolerance)
         if not isinstance(other, Vector) or self._size != other._size or self.nvals != other.nvals:
             return False
         if not bool(backend.to_scalar((self._sparse()[0] == other._sparse()[0]).all())):

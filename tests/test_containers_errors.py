@@ -301,6 +301,15 @@ def test_wrong_typed_arguments_raise_graphblas_errors():
         (lambda: gg.Matrix.diag(v, 1.5), gg.InvalidValue),
         (lambda: gg.Vector.diag(A, "1"), gg.InvalidValue),
         (lambda: A.to_dense(fill=None), gg.DomainMismatch),
+        (lambda: gg.Matrix(A, 2, 2), gg.TypeNotSupported),            # our objects are
+        (lambda: gg.Vector.from_coo([0], v), gg.TypeNotSupported),     # not arrays or types
+        (lambda: gg.Matrix.from_coo(A, [0], [1.0]), gg.InvalidValue),
+        (lambda: v.dup(v), gg.TypeNotSupported),
+        (lambda: gg.Vector.from_dense([1.0, 2.0], missing_value=()), gg.DomainMismatch),
+        (lambda: gg.Matrix.from_dense([[1, 2]], missing_value=1.5), gg.InvalidValue),
+        (lambda: v.isequal(v, tolerance="x"), gg.InvalidValue),
+        (lambda: A.isequal(A, tolerance=-1.0), gg.InvalidValue),
+        (lambda: A.memo([1], lambda: 1), gg.InvalidValue),
         (lambda: v.to_dense(fill="x"), gg.DomainMismatch),
     ]:
         unchanged(objs, f, exc)
