@@ -304,7 +304,7 @@ class Matrix(MaskableMixin):
         AllocFailed, before anything is allocated, when it cannot fit."""
         fill = scalar_value(fill, self._dtype, "fill")
         nbytes = self._nrows * self._ncols * self._dtype.np_type.itemsize
-        memory.require(nbytes * (1 if device or not backend.is_gpu else 2),
+        memory.require(nbytes,
                        f"a dense {self._nrows} x {self._ncols} {self._dtype.name} array")
         with memory.oom_guard("Matrix.to_dense"):
             dense = xp.full((self._nrows, self._ncols), fill, dtype=self._dtype.np_type)

@@ -286,8 +286,7 @@ class Vector(MaskableMixin):
         """A dense 1-D array, ``fill`` (which the type must hold) where there is no entry.
         AllocFailed, before anything is allocated, when it cannot fit."""
         fill = scalar_value(fill, self._dtype, "fill")  # (cast on the host: no transfer)
-        self._require_dense(self._dtype.np_type.itemsize * (1 if device or not backend.is_gpu
-                                                            else 2), "to_dense")
+        self._require_dense(self._dtype.np_type.itemsize, "to_dense")
         values, bitmap = self._dense_form()
         with memory.oom_guard("Vector.to_dense"):
             out = xp.where(bitmap, values, fill)
