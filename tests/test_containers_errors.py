@@ -313,3 +313,18 @@ def test_wrong_typed_arguments_raise_graphblas_errors():
         (lambda: v.to_dense(fill="x"), gg.DomainMismatch),
     ]:
         unchanged(objs, f, exc)
+
+
+def test_element_updates_keep_an_iso_value_while_it_is_the_same():
+    A = gg.Matrix.from_coo([0, 2], [1, 0], 3, nrows=3, ncols=4, dtype="INT16")
+    v = gg.Vector.from_coo([1], 3, size=4, dtype="INT16")
+    A[1, 3] = 3
+    v[3] = 3
+    del A[0, 1]
+    assert A._is_iso and v._sp[1] is None
+    A[2, 0] = 5
+    v[1] = 5
+    np.testing.assert_array_equal(A.to_coo()[0], [1, 2])
+    np.testing.assert_array_equal(A.to_coo()[2], [3, 5])
+    np.testing.assert_array_equal(v.to_coo()[1], [5, 3])
+    assert A.dtype is gg.INT16 and A.to_coo()[2].dtype == np.int16
