@@ -142,8 +142,7 @@ class Matrix(MaskableMixin):
         if vals is not None:
             vals = vals[order]
         rows, cols, vals = _combine_duplicates(rows, cols, vals, iso, dt, dup_op)
-        indptr = xp.searchsorted(rows, xp.arange(nrows + 1), side="left")
-        return cls._from_csr(nrows, ncols, dt, indptr, cols, vals, iso)
+        return cls._from_csr(nrows, ncols, dt, row_offsets(rows, nrows), cols, vals, iso)
 
     @classmethod
     def from_csr(cls, indptr, indices, values=None, *, ncols=None, dtype=None):
@@ -438,7 +437,7 @@ class Matrix(MaskableMixin):
         vals = None if self._values is None else self._values[keep]
         rows, cols = rows[keep], cols[keep]
         itype = index_dtype(nrows, ncols, len(cols))
-        indptr = xp.searchsorted(rows, xp.arange(nrows + 1), side="left").astype(itype)
+        indptr = row_offsets(rows, nrows).astype(itype)
         self._swap_in(Matrix._from_csr(nrows, ncols, self._dtype, indptr, cols, vals, self._iso))
 
     def isequal(self, other, tolerance=None):
@@ -470,6 +469,15 @@ class Matrix(MaskableMixin):
 # ---------------------------------------------------------------------- helpers
 def _selects_many(key):
     return isinstance(key, tuple) and len(key) == 2 and any(map(is_index_collection, key))
+
+
+def row_offsets(rows, nrows):
+    """CSR offsets of sorted row ids; the budget is asked first (an arange of nrows + 1 and
+    its search, 16 bytes a row), and an allocator failure raises AllocFailed."""
+    if nrows >= _OFFSETS_CHECKED_FROM:
+        memory.require(16 * (nrows + 1), f"the offsets of {nrows} rows")
+    with memory.oom_guard("CSR offsets"):
+        return xp.searchsorted(rows, xp.arange(nrows + 1), side="left")
 
 
 def _same_value(a, b):

@@ -168,6 +168,12 @@ def test_to_dense_respects_the_memory_budget():
     try:
         unchanged((v, A), lambda: v.to_dense(), gg.AllocFailed)
         unchanged((v, A), lambda: A.to_dense(), gg.AllocFailed)
+        # CSR offsets of 2**25 rows (the documented limit is 2**31 - 1) cannot fit either
+        big = gg.Vector.from_coo([0], [1.0], size=2**25)
+        for f in (lambda: gg.Matrix(gg.FP64, 2**25, 2), lambda: A.resize(2**25, 2),
+                  lambda: gg.Matrix.from_coo([0], [0], [1.0], nrows=2**25, ncols=1),
+                  lambda: gg.Matrix.diag(big), lambda: big.to_dense()):
+            unchanged((v, A, big), f, gg.AllocFailed)
     finally:
         memory.set_limit(old)
     assert v.to_dense()[-1] == 2.0 and A.to_dense()[0, 1] == 1.0

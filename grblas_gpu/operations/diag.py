@@ -16,7 +16,7 @@ from .. import backend
 from ..errors import InvalidValue
 from ..kernels.structured import SHAPE_KEYS, diagonal_shape
 from .._validate import as_int, check_dim
-from ..matrix import Matrix, _check_pointer_length
+from ..matrix import Matrix, _check_pointer_length, row_offsets
 from ..transposed import TransposedMatrix
 from ..vector import Vector
 from ._common import unwrap_transpose
@@ -40,7 +40,7 @@ def matrix_diag(v, k=0):
     idx, vals = v._sparse()
     idx = idx.astype(np.int64)
     rows, cols = (idx, idx + k) if k >= 0 else (idx - k, idx)
-    indptr = xp.searchsorted(rows, xp.arange(n + 1), side="left")
+    indptr = row_offsets(rows, n)
     D = Matrix._from_csr(n, n, v.dtype, indptr, cols, None if vals is None else vals.copy(),
                          iso=v._iso if vals is None else None)
     # its shape is known: products with D (mxm's structured forms) need not read it
