@@ -79,6 +79,8 @@ def lookup_dtype(x):
     dtype, or a Python type (bool, int -> INT64, float -> FP64)."""
     if isinstance(x, DataType):
         return x
+    if x is None:  # (NumPy reads None as float64; python-graphblas refuses it, as here)
+        raise TypeNotSupported("a type is required, got None")
     if x is bool:
         return BOOL
     if x is int:

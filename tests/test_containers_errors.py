@@ -270,6 +270,7 @@ def test_wrong_typed_arguments_raise_graphblas_errors():
         (lambda: gg.Matrix(gg.FP64, True, 3), gg.InvalidValue),
         (lambda: gg.Matrix("nope", 2, 2), gg.TypeNotSupported),
         (lambda: gg.Matrix(object, 2, 2), gg.TypeNotSupported),
+        (lambda: gg.Matrix(None, 2, 2), gg.TypeNotSupported),   # NumPy would read FP64
         (lambda: gg.Vector(gg.FP64, 2.0), gg.InvalidValue),
         (lambda: gg.Vector(gg.FP64, [3]), gg.InvalidValue),
         (lambda: v[1.5], gg.InvalidValue),
