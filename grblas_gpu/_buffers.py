@@ -14,6 +14,7 @@ The pending state lives in ``A._stage`` (a dict); any other change to A drops it
 import numpy as np
 
 from . import backend
+from ._validate import check_dim
 from .errors import InvalidValue
 from .types import lookup_dtype
 
@@ -60,8 +61,8 @@ def set_csr(A, indptr, indices=None, values=None, *, nrows=None, ncols=None, dty
 def _attach_offsets(A, buf, nrows, ncols, dtype):
     from .matrix import Matrix
 
-    nrows = A.nrows if nrows is None else int(nrows)
-    ncols = A.ncols if ncols is None else int(ncols)
+    nrows = A.nrows if nrows is None else check_dim(nrows, "nrows")
+    ncols = A.ncols if ncols is None else check_dim(ncols, "ncols")
     dt = A.dtype if dtype is None else lookup_dtype(dtype)
     _check_buffer(buf, "the row offsets buffer", nrows + 1, _INDEX_TYPES)
     if (nrows, ncols, dt) != (A.nrows, A.ncols, A.dtype):
@@ -88,7 +89,7 @@ def _adopt(A, indptr, indices, values, nrows, ncols, dtype):
 
     ncols = A.ncols if ncols is None else ncols
     M = Matrix.from_csr(indptr, indices, values, ncols=ncols, dtype=dtype)
-    if nrows is not None and int(nrows) != M.nrows:
+    if nrows is not None and check_dim(nrows, "nrows") != M.nrows:
         raise InvalidValue(f"nrows = {nrows} but the offsets have length {M.nrows + 1}")
     share = (_is_buffer(indptr) and _is_buffer(indices) and indptr.dtype in _INDEX_TYPES
              and indices.dtype == indptr.dtype
@@ -113,7 +114,7 @@ def set_csc(A, indptr, indices, values=None, *, nrows=None, ncols=None, dtype=No
 
     nrows = A.nrows if nrows is None else nrows
     At = Matrix.from_csr(indptr, indices, values, ncols=nrows, dtype=dtype)  # validates, as Aᵀ
-    if ncols is not None and int(ncols) != At.nrows:
+    if ncols is not None and check_dim(ncols, "ncols") != At.nrows:
         raise InvalidValue(f"ncols = {ncols} but the offsets have length {At.nrows + 1}")
     new = At._transposed()
     _, _, eid_t = At._csc()               # CSR position of A -> CSC position

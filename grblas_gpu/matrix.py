@@ -9,11 +9,12 @@ import threading
 import numpy as np
 
 from . import backend, replay
-from ._validate import (as_index_array, check_dim, check_in_range, check_same_length,
-                        index_dtype, is_index_collection, values_and_dtype)
+from ._validate import (as_index_array, as_int, check_dim, check_in_range, check_same_length,
+                        index_dtype, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue, NotSupported
+from .kernels import memory
 from .mask import MaskableMixin
-from .types import cast, cast_scalar, lookup_dtype
+from .types import cast, cast_scalar, lookup_dtype, scalar_value
 
 xp = backend.xp
 
@@ -30,11 +31,18 @@ MAX_POINTER_LENGTH = 2**31
 _MEMO_LOCK = threading.RLock()
 _MISSING = object()
 
+# Offsets longer than this ask the memory budget first (shorter ones cannot matter).
+_OFFSETS_CHECKED_FROM = 2**24
+
 
 def _check_pointer_length(n, what):
+    """NotSupported beyond the CSR limit; AllocFailed, before anything is allocated, when the
+    offsets (and the searchsorted that builds them) cannot fit."""
     if n + 1 > MAX_POINTER_LENGTH:
         raise NotSupported(f"{what} = {n}: CSR/CSC offsets of that length need hypersparse "
                            f"storage, which grblas_gpu does not implement (limit {MAX_POINTER_LENGTH - 1})")
+    if n >= _OFFSETS_CHECKED_FROM:
+        memory.require(8 * (n + 1), f"the {n + 1} offsets of {what} = {n}")
 
 
 class Matrix(MaskableMixin):
@@ -99,6 +107,10 @@ class Matrix(MaskableMixin):
         like LAGraph's cached graph properties. Threads reading the matrix share it: the
         first to ask makes it, the others wait for that one (so make() runs once; it runs
         under a lock, so it must not wait for another thread that asks for a memo)."""
+        try:
+            hash(key)
+        except TypeError:
+            raise InvalidValue(f"a memo key must be hashable, got {type(key).__name__}") from None
         cache = self._cache
         found = cache.get(key, _MISSING)
         if found is _MISSING:
@@ -144,8 +156,7 @@ class Matrix(MaskableMixin):
         if vals is not None:
             vals = vals[order]
         rows, cols, vals = _combine_duplicates(rows, cols, vals, iso, dt, dup_op)
-        indptr = xp.searchsorted(rows, xp.arange(nrows + 1), side="left")
-        return cls._from_csr(nrows, ncols, dt, indptr, cols, vals, iso)
+        return cls._from_csr(nrows, ncols, dt, row_offsets(rows, nrows), cols, vals, iso)
 
     @classmethod
     def from_csr(cls, indptr, indices, values=None, *, ncols=None, dtype=None):
@@ -169,10 +180,11 @@ class Matrix(MaskableMixin):
     @classmethod
     def from_dense(cls, array, missing_value=None, *, dtype=None):
         """Every element is an entry, except those equal to ``missing_value`` when given."""
-        a = xp.asarray(array)
+        a = values_array(array, dtype, "from_dense's array")
         if a.ndim != 2:
             raise InvalidValue(f"from_dense needs a 2-D array, got shape {a.shape}")
-        present = xp.ones(a.shape, dtype=bool) if missing_value is None else a != missing_value
+        present = xp.ones(a.shape, dtype=bool) if missing_value is None else (
+            a != scalar_value(missing_value, lookup_dtype(a.dtype), "missing_value"))
         rows, cols = xp.nonzero(present)
         return cls.from_coo(rows, cols, a[rows, cols], nrows=a.shape[0], ncols=a.shape[1],
                             dtype=dtype if dtype is not None else a.dtype)
@@ -180,6 +192,8 @@ class Matrix(MaskableMixin):
     @classmethod
     def from_scipy(cls, S, *, dtype=None, dup_op=None):
         """From a scipy.sparse (or cupyx.scipy.sparse) matrix; explicit zeros are entries."""
+        if not (hasattr(S, "tocoo") and getattr(S, "ndim", None) == 2):
+            raise InvalidValue(f"from_scipy needs a scipy.sparse matrix, got {type(S).__name__}")
         coo = S.tocoo()
         return cls.from_coo(coo.row, coo.col, coo.data, nrows=S.shape[0], ncols=S.shape[1],
                             dtype=dtype, dup_op=dup_op)
@@ -187,6 +201,8 @@ class Matrix(MaskableMixin):
     @classmethod
     def from_graphblas(cls, G):
         """From a python-graphblas Matrix (copies through the host)."""
+        if type(G).__module__.split(".")[0] != "graphblas" or not hasattr(G, "nrows"):
+            raise InvalidValue(f"from_graphblas needs a graphblas.Matrix, got {type(G).__name__}")
         rows, cols, vals = G.to_coo()
         return cls.from_coo(rows.astype(np.int64), cols.astype(np.int64), vals,
                             nrows=G.nrows, ncols=G.ncols, dtype=G.dtype.name)
@@ -299,9 +315,16 @@ class Matrix(MaskableMixin):
         return out if device else tuple(backend.to_host(a) for a in out)
 
     def to_dense(self, fill=0, *, device=False):
-        dense = xp.full((self._nrows, self._ncols), fill, dtype=self._dtype.np_type)
-        dense[self._rows(), self._indices] = self._values_full()
-        return dense if device else backend.to_host(dense)
+        """A dense 2-D array, ``fill`` (which the type must hold) where there is no entry.
+        AllocFailed, before anything is allocated, when it cannot fit."""
+        fill = scalar_value(fill, self._dtype, "fill")
+        nbytes = self._nrows * self._ncols * self._dtype.np_type.itemsize
+        memory.require(nbytes,
+                       f"a dense {self._nrows} x {self._ncols} {self._dtype.name} array")
+        with memory.oom_guard("Matrix.to_dense"):
+            dense = xp.full((self._nrows, self._ncols), fill, dtype=self._dtype.np_type)
+            dense[self._rows(), self._indices] = self._values_full()
+            return dense if device else backend.to_host(dense)
 
     def to_scipy(self):
         import scipy.sparse as sp
@@ -331,49 +354,55 @@ class Matrix(MaskableMixin):
             self._setitem_many(key, value)
             return
         i, j = self._element_key(key)
-        pos = self._find(i, j)
-        value = cast_scalar(value, self._dtype)
-        if pos is not None:
+        value = scalar_value(value, self._dtype)
+        pos, found = self._locate(i, j)
+        keep_iso = self._values is None and _same_value(value, self._iso)
+        if found:  # A(i, j) = x: a new values array, the structure shared
+            if keep_iso:
+                return
             vals = self._values_full().copy()
             vals[pos] = value
             self._swap_in(Matrix._from_csr(*self.shape, self._dtype, self._indptr,
                                            self._indices, vals))
             return
-        rows, cols, vals = self.to_coo(device=True)
-        self._swap_in(Matrix.from_coo(
-            xp.concatenate([rows.astype(np.int64), xp.asarray([i])]),
-            xp.concatenate([cols.astype(np.int64), xp.asarray([j])]),
-            xp.concatenate([vals, xp.asarray([value], dtype=self._dtype.np_type)]),
-            nrows=self._nrows, ncols=self._ncols, dtype=self._dtype))
+        # insert at CSR position pos: O(nrows + nvals) copies, no sort and no dense array
+        itype = index_dtype(self._nrows, self._ncols, self.nvals + 1)
+        indptr = self._indptr.astype(itype, copy=True)
+        indptr[i + 1:] += 1
+        indices = _insert(self._indices.astype(itype, copy=False), pos, j)
+        vals = None if keep_iso else _insert(self._values_full(), pos, value)
+        self._swap_in(Matrix._from_csr(*self.shape, self._dtype, indptr, indices, vals,
+                                       self._iso if keep_iso else None))
 
     def __delitem__(self, key):
         i, j = self._element_key(key)
-        pos = self._find(i, j)
-        if pos is None:
+        pos, found = self._locate(i, j)
+        if not found:
             return
-        keep = xp.ones(self.nvals, dtype=bool)
-        keep[pos] = False
-        rows = self._rows()[keep]
-        indptr = xp.searchsorted(rows, xp.arange(self._nrows + 1), side="left")
-        vals = None if self._values is None else self._values[keep]
-        self._swap_in(Matrix._from_csr(*self.shape, self._dtype, indptr, self._indices[keep],
-                                       vals, self._iso))
+        indptr = self._indptr.copy()
+        indptr[i + 1:] -= 1
+        vals = None if self._values is None else _remove(self._values, pos)
+        self._swap_in(Matrix._from_csr(*self.shape, self._dtype, indptr,
+                                       _remove(self._indices, pos), vals, self._iso))
 
     def _element_key(self, key):
         if not (isinstance(key, tuple) and len(key) == 2):
-            raise InvalidValue(f"matrix element access needs A[i, j], got {key!r}")
-        i, j = (int(k) for k in key)
+            raise InvalidValue(f"matrix element access needs A[i, j], got {key!r:.60}")
+        i, j = as_int(key[0], "row index"), as_int(key[1], "column index")
         if not (0 <= i < self._nrows and 0 <= j < self._ncols):
             raise IndexOutOfBounds(f"index ({i}, {j}) is out of range for shape {self.shape}")
         return i, j
 
-    def _find(self, i, j):
+    def _locate(self, i, j):
+        """(CSR position, found): where A(i, j) is, or where it would be inserted."""
         lo, hi = (int(v) for v in backend.to_host(self._indptr[i:i + 2]))
         row = self._indices[lo:hi]
-        k = int(backend.to_scalar(xp.searchsorted(row, j)))
-        if k < hi - lo and int(backend.to_scalar(row[k])) == j:
-            return lo + k
-        return None
+        k = int(backend.to_scalar(xp.searchsorted(row, j))) if hi > lo else 0
+        return lo + k, k < hi - lo and int(backend.to_scalar(row[k])) == j
+
+    def _find(self, i, j):
+        pos, found = self._locate(i, j)
+        return pos if found else None
 
     # ------------------------------------------------------------------ caller buffers (oneMKL)
     # Issue 3: the caller's arrays become (or receive) the storage; see grblas_gpu/_buffers.py.
@@ -418,17 +447,19 @@ class Matrix(MaskableMixin):
     def resize(self, nrows, ncols):
         """Change the shape; entries outside the new shape are dropped."""
         nrows, ncols = check_dim(nrows, "nrows"), check_dim(ncols, "ncols")
+        _check_pointer_length(nrows, "nrows")
         rows, cols = self._rows(), self._indices
         keep = (rows < nrows) & (cols < ncols)
         vals = None if self._values is None else self._values[keep]
         rows, cols = rows[keep], cols[keep]
         itype = index_dtype(nrows, ncols, len(cols))
-        indptr = xp.searchsorted(rows, xp.arange(nrows + 1), side="left").astype(itype)
+        indptr = row_offsets(rows, nrows).astype(itype)
         self._swap_in(Matrix._from_csr(nrows, ncols, self._dtype, indptr, cols, vals, self._iso))
 
     def isequal(self, other, tolerance=None):
         """Same shape, structure and values (within relative ``tolerance`` for floats).
         Types may differ; values are compared after promotion."""
+        _check_tolerance(tolerance)
         if not isinstance(other, Matrix) or self.shape != other.shape or self.nvals != other.nvals:
             return False
         if not (bool(backend.to_scalar((self._indptr == other._indptr).all()))
@@ -456,10 +487,34 @@ def _selects_many(key):
     return isinstance(key, tuple) and len(key) == 2 and any(map(is_index_collection, key))
 
 
+def row_offsets(rows, nrows):
+    """CSR offsets of sorted row ids; the budget is asked first (an arange of nrows + 1 and
+    its search, 16 bytes a row), and an allocator failure raises AllocFailed."""
+    if nrows >= _OFFSETS_CHECKED_FROM:
+        memory.require(16 * (nrows + 1), f"the offsets of {nrows} rows")
+    with memory.oom_guard("CSR offsets"):
+        return xp.searchsorted(rows, xp.arange(nrows + 1), side="left")
+
+
+def _same_value(a, b):
+    """Bitwise equal NumPy scalars (NaN equals NaN, -0.0 differs from 0.0)."""
+    return a.tobytes() == b.tobytes()
+
+
+def _insert(a, pos, x):
+    """a with x inserted before position pos (a new array)."""
+    return xp.concatenate([a[:pos], xp.asarray(np.asarray([x], dtype=a.dtype)), a[pos:]])
+
+
+def _remove(a, pos):
+    return xp.concatenate([a[:pos], a[pos + 1:]])
+
+
 def _extent(idx, given, what):
     if given is not None:
         return check_dim(given, what)
-    return int(backend.to_scalar(idx.max())) + 1 if idx.size else 0
+    return check_dim(int(backend.to_scalar(idx.max())) + 1 if idx.size else 0,
+                     f"{what} (the largest index + 1)")
 
 
 def _coo_order(rows, cols, ncols):
@@ -514,6 +569,12 @@ def _check_sorted_unique(segments, idx, what):
         k = int(backend.to_scalar(xp.nonzero(bad)[0][0])) + 1
         dup = bool(backend.to_scalar(idx[k] == idx[k - 1]))
         raise InvalidValue(f"{what} {'duplicated' if dup else 'unsorted'} at position {k}")
+
+
+def _check_tolerance(tolerance):
+    if tolerance is not None and not (isinstance(tolerance, (int, float, np.integer, np.floating))
+                                      and not isinstance(tolerance, bool) and tolerance >= 0):
+        raise InvalidValue(f"tolerance must be a number >= 0 or None, got {tolerance!r:.40}")
 
 
 def _values_equal(a, b, tolerance):

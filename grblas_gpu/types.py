@@ -3,11 +3,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import TypeNotSupported
+from .errors import DomainMismatch, InvalidValue, TypeNotSupported
 
 __all__ = [
     "DataType", "BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32",
-    "UINT64", "FP32", "FP64", "ALL_TYPES", "lookup_dtype", "unify", "cast",
+    "UINT64", "FP32", "FP64", "ALL_TYPES", "lookup_dtype", "unify", "cast", "scalar_value",
+    "check_representable",
 ]
 
 
@@ -78,6 +79,8 @@ def lookup_dtype(x):
     dtype, or a Python type (bool, int -> INT64, float -> FP64)."""
     if isinstance(x, DataType):
         return x
+    if x is None:  # (NumPy reads None as float64; python-graphblas refuses it, as here)
+        raise TypeNotSupported("a type is required, got None")
     if x is bool:
         return BOOL
     if x is int:
@@ -93,7 +96,7 @@ def lookup_dtype(x):
         return lookup_dtype(x.name)
     try:
         npt = np.dtype(x)
-    except TypeError:
+    except (TypeError, ValueError):
         raise TypeNotSupported(f"not a GraphBLAS type: {x!r}") from None
     t = _BY_NP.get(npt)
     if t is None:
@@ -135,3 +138,94 @@ def cast(a, to_type, xp=np):
 def cast_scalar(value, to_type):
     """A NumPy scalar of ``to_type`` with the same rules as :func:`cast`."""
     return cast(np.asarray(value), to_type)[()]
+
+
+# ---------------------------------------------------------------------------- user values
+# The rule for a value a user hands in (an element, an iso value, a fill, a list of values):
+# - a TYPED value (a NumPy or CuPy array, a NumPy scalar, a 0-d array) of a real type is cast
+#   to the target type as SuiteSparse casts (:func:`cast`), as python-graphblas does for arrays;
+# - an UNTYPED Python number (int, float, bool, or a list of them) must be representable: an
+#   integer type takes only integers in its range (no 1.5, NaN, inf, 300 into INT8, -1 into
+#   UINT8), a float type any number that does not overflow it (rounding is what a float
+#   does), BOOL any number, as its truth value (x != 0, as Python's bool() and C);
+# - anything else (str, None, complex, objects) is refused.
+
+
+def scalar_value(value, to_type, what="value"):
+    """A user's scalar as a NumPy scalar of ``to_type`` under the rule above: InvalidValue for
+    an unrepresentable Python number, TypeNotSupported for complex, DomainMismatch otherwise."""
+    to_type = lookup_dtype(to_type)
+    if isinstance(value, np.generic) or (getattr(value, "ndim", None) == 0
+                                         and isinstance(getattr(value, "dtype", None), np.dtype)):
+        a = np.asarray(value) if isinstance(value, np.generic) else _host(value)
+        _check_kind(a.dtype, what)
+        return cast(a, to_type)[()]
+    if isinstance(value, (bool, int, float)):
+        if not _fits(value, to_type):
+            raise InvalidValue(f"{what} {_short(value)} cannot be stored in {to_type.name} "
+                               f"without changing it")
+        return to_type.np_type.type(value)
+    if isinstance(value, complex):
+        raise TypeNotSupported(f"{what} {value!r}: complex values are not supported")
+    raise DomainMismatch(f"{what} must be a number, got {type(value).__name__} {_short(value)}")
+
+
+def _host(a):
+    from . import backend
+
+    return backend.to_host(a)
+
+
+def _check_kind(dtype, what):
+    if dtype.kind == "c":
+        raise TypeNotSupported(f"{what}: complex values are not supported")
+    if dtype.kind not in "biuf":
+        raise TypeNotSupported(f"{what}: dtype {dtype} is not a GraphBLAS type")
+
+
+def _fits(x, t):
+    """Whether the Python number x is stored in type t unchanged (floats: without overflow;
+    BOOL: as its truth value)."""
+    if t.is_bool:
+        return True
+    if t.is_float:
+        try:
+            f = float(x)
+        except OverflowError:
+            return False
+        return not (np.isfinite(f) and abs(f) > float(np.finfo(t.np_type).max))
+    if isinstance(x, float):
+        if not (np.isfinite(x) and x.is_integer()):
+            return False
+        x = int(x)
+    info = np.iinfo(t.np_type)
+    return info.min <= x <= info.max
+
+
+def check_representable(a, to_type, what="values"):
+    """Raise InvalidValue unless every element of ``a`` (a host array built from Python
+    numbers) is stored in ``to_type`` unchanged, by the rule above."""
+    to_type = lookup_dtype(to_type)
+    if a.size == 0 or a.dtype.kind == "b" or to_type.is_bool:
+        return
+    if to_type.is_float:
+        big = float(np.finfo(to_type.np_type).max)
+        bad = np.abs(a.astype(np.float64)) > big
+        if a.dtype.kind == "f":
+            bad &= np.isfinite(a)
+    else:
+        info = np.iinfo(to_type.np_type)
+        if a.dtype.kind == "f":
+            # [min, max + 1) is exact in floats (powers of two); max itself may round up
+            bad = ~np.isfinite(a) | (a != np.floor(a)) | (a < info.min) | (a >= info.max + 1)
+        else:
+            bad = (a < info.min) | (a > info.max)
+    if bad.any():
+        x = a.ravel()[np.flatnonzero(bad)[0]].item()
+        raise InvalidValue(f"{what}: {_short(x)} cannot be stored in {to_type.name} "
+                           f"without changing it")
+
+
+def _short(x):
+    r = repr(x)
+    return r if len(r) <= 40 else r[:20] + "..." + r[-8:]

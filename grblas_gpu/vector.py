@@ -9,11 +9,13 @@ import threading
 import numpy as np
 
 from . import backend, replay
-from ._validate import (as_index_array, check_dim, check_in_range, index_dtype,
-                        is_index_collection, values_and_dtype)
+from ._validate import (as_index_array, as_int, check_dim, check_in_range, index_dtype,
+                        is_array, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue
+from .kernels import memory
 from .mask import MaskableMixin
-from .types import cast, cast_scalar, lookup_dtype
+from .matrix import _insert, _remove
+from .types import cast, cast_scalar, check_representable, lookup_dtype, scalar_value
 
 xp = backend.xp
 
@@ -33,6 +35,9 @@ HOST_BUILD_MAX = 1 << 16
 # is made in new arrays and published by one assignment: no lock)
 _FORM_LOCK = threading.Lock()
 
+# Dense forms (and to_dense) of vectors this long ask the memory budget first.
+_DENSE_CHECKED_FROM = 2**20
+
 
 def _host_entries(indices, values, size, dtype):
     """(size, dtype, indices, values, iso) for Vector._from_sparse, checked and sorted on the
@@ -49,7 +54,7 @@ def _host_entries(indices, values, size, dtype):
             return None
         idx = idx.astype(np.int64)
         lo, hi = (int(idx[0]),) * 2 if idx.size == 1 else (int(idx.min()), int(idx.max()))
-        n = hi + 1 if size is None else check_dim(size, "size")
+        n = check_dim(hi + 1 if size is None else size, "size")
         if lo < 0 or hi >= n:
             return None
         order = slice(None)  # (NumPy calls on a few entries cost µs each: skipped if sorted)
@@ -67,6 +72,8 @@ def _host_entries(indices, values, size, dtype):
         if vals.ndim != 1 or len(vals) != len(idx) or vals.dtype.kind not in "biuf":
             return None
         dt = lookup_dtype(dtype if dtype is not None else vals.dtype)
+        if not is_array(values):  # Python numbers: each must fit (types.scalar_value)
+            check_representable(vals, dt)
     except Exception:  # noqa: BLE001  (the general path raises the specific error)
         return None
     return n, dt, *backend.to_device(idx_out, cast(vals[order], dt, np)), None
@@ -150,8 +157,8 @@ class Vector(MaskableMixin):
             return cls._from_sparse(*host)
         idx = as_index_array(indices, "indices")
         vals, iso, dt = values_and_dtype(values, len(idx), dtype)
-        size = check_dim(size, "size") if size is not None else (
-            int(backend.to_scalar(idx.max())) + 1 if idx.size else 0)
+        size = check_dim(size, "size") if size is not None else check_dim(
+            int(backend.to_scalar(idx.max())) + 1 if idx.size else 0, "size (the largest index + 1)")
         check_in_range(idx, size, "index")
         # the matrix builder sorts and combines duplicates: reuse it as a 1 x size row (two
         # row offsets, whatever the size)
@@ -163,18 +170,20 @@ class Vector(MaskableMixin):
     @classmethod
     def from_dense(cls, array, missing_value=None, *, dtype=None):
         """Every element is an entry, except those equal to ``missing_value`` when given."""
-        a = xp.asarray(array)
+        a = values_array(array, dtype, "from_dense's array")
         if a.ndim != 1:
             raise InvalidValue(f"from_dense needs a 1-D array, got shape {a.shape}")
-        if a.dtype.kind not in "biuf":
-            raise InvalidValue(f"dtype {a.dtype} is not a GraphBLAS type")
         dt = lookup_dtype(dtype if dtype is not None else a.dtype)
         if missing_value is None:  # full: its count is known
             return cls._from_dense(len(a), dt, a.copy(), xp.ones(a.shape, dtype=bool), len(a))
-        return cls._from_dense(len(a), dt, a.copy(), a != missing_value)
+        missing = scalar_value(missing_value, lookup_dtype(a.dtype), "missing_value")
+        return cls._from_dense(len(a), dt, a.copy(), a != missing)
 
     @classmethod
     def from_graphblas(cls, g):
+        """From a python-graphblas Vector (copies through the host)."""
+        if type(g).__module__.split(".")[0] != "graphblas" or not hasattr(g, "size"):
+            raise InvalidValue(f"from_graphblas needs a graphblas.Vector, got {type(g).__name__}")
         idx, vals = g.to_coo()
         return cls.from_coo(idx.astype(np.int64), vals, size=g.size, dtype=g.dtype.name)
 
@@ -228,14 +237,24 @@ class Vector(MaskableMixin):
         idx, _ = self._sp
         values, bitmap = replay.private_dense(self)  # (a Replay's arrays, free now)
         if values is None or bitmap is None:
-            values = xp.zeros(self._size, dtype=self._dtype.np_type)
-            bitmap = xp.zeros(self._size, dtype=bool)
+            self._require_dense(0, "the dense form")
+            with memory.oom_guard("the dense form of a Vector"):
+                values = xp.zeros(self._size, dtype=self._dtype.np_type)
+                bitmap = xp.zeros(self._size, dtype=bool)
         else:
             bitmap.fill(False)
         if len(idx):  # (a scatter of nothing still costs CuPy 30-40 µs of host time)
             values[idx] = self._values_full()
             bitmap[idx] = True
         self._dn = (values, bitmap)
+
+    def _require_dense(self, extra_itemsize, what):
+        """AllocFailed, before anything is allocated, unless the dense form (when it is not
+        made yet) and ``extra_itemsize`` more bytes an element fit."""
+        per = extra_itemsize + (0 if self._dn is not None else self._dtype.np_type.itemsize + 1)
+        if per and self._size >= _DENSE_CHECKED_FROM:
+            memory.require(self._size * per,
+                           f"{what} of a Vector of size {self._size} ({self._dtype.name})")
 
     def set_format(self, fmt):
         """'sparse', 'dense' or 'auto' (by density); the contents do not change."""
@@ -276,10 +295,14 @@ class Vector(MaskableMixin):
         return out if device else tuple(backend.to_host(a) for a in out)
 
     def to_dense(self, fill=0, *, device=False):
+        """A dense 1-D array, ``fill`` (which the type must hold) where there is no entry.
+        AllocFailed, before anything is allocated, when it cannot fit."""
+        fill = scalar_value(fill, self._dtype, "fill")  # (cast on the host: no transfer)
+        self._require_dense(self._dtype.np_type.itemsize, "to_dense")
         values, bitmap = self._dense_form()
-        # (the fill cast on the host: a device copy of it would cost a transfer)
-        out = xp.where(bitmap, values, np.asarray(fill).astype(values.dtype)[()])
-        return out if device else backend.to_host(out)
+        with memory.oom_guard("Vector.to_dense"):
+            out = xp.where(bitmap, values, fill)
+            return out if device else backend.to_host(out)
 
     def to_graphblas(self):
         import graphblas as gb
@@ -299,9 +322,9 @@ class Vector(MaskableMixin):
             if self._nvals != self._size and not bool(backend.to_scalar(bitmap[i])):
                 return None
             return backend.to_host(values[i])[()]
-        idx, vals = self._sp
-        k = int(backend.to_scalar(xp.searchsorted(idx, i)))
-        if k < len(idx) and int(backend.to_scalar(idx[k])) == i:
+        vals = self._sp[1]
+        k, found = self._locate(i)
+        if found:
             return self._iso if vals is None else backend.to_host(vals[k])[()]
         return None
 
@@ -310,27 +333,56 @@ class Vector(MaskableMixin):
             self._setitem_many(i, value)
             return
         i = self._element_key(i)
-        value = cast_scalar(value, self._dtype)
-        had_dense = self._dn is not None
-        values, bitmap = self._dense_form()
-        if had_dense:  # shared with whoever holds this content; a form made just now is not
-            values, bitmap = values.copy(), bitmap.copy()
-        values[i] = value
-        bitmap[i] = True
-        self._swap_in(Vector._from_dense(self._size, self._dtype, values, bitmap))
+        value = scalar_value(value, self._dtype)
+        replay.read(self)
+        if self._sp is None:  # dense: a new dense form (the old one is shared with its holders)
+            values, bitmap = (a.copy() for a in self._dn)
+            values[i] = value
+            bitmap[i] = True
+            self._swap_in(Vector._from_dense(self._size, self._dtype, values, bitmap))
+            return
+        # sparse: an insertion into the sorted entries, O(log nvals) to find, O(nvals) to copy
+        idx, vals = self._sp
+        k, found = self._locate(i)
+        keep_iso = vals is None and value.tobytes() == self._iso.tobytes()
+        if found and keep_iso:
+            return
+        if found:
+            vals = self._values_full().copy()
+            vals[k] = value
+        else:
+            idx = _insert(idx, k, i)
+            vals = None if keep_iso else _insert(self._values_full(), k, value)
+        self._swap_in(Vector._from_sparse(self._size, self._dtype, idx, vals,
+                                          iso=self._iso if keep_iso else None))
 
     def __delitem__(self, i):
         i = self._element_key(i)
-        values, bitmap = self._dense_form()
-        bitmap = bitmap.copy()
-        bitmap[i] = False
-        self._swap_in(Vector._from_dense(self._size, self._dtype, values, bitmap))
+        replay.read(self)
+        if self._sp is None:
+            values, bitmap = self._dn
+            bitmap = bitmap.copy()
+            bitmap[i] = False
+            self._swap_in(Vector._from_dense(self._size, self._dtype, values, bitmap))
+            return
+        k, found = self._locate(i)
+        if not found:
+            return
+        idx, vals = self._sp
+        self._swap_in(Vector._from_sparse(self._size, self._dtype, _remove(idx, k),
+                                          None if vals is None else _remove(vals, k),
+                                          iso=self._iso))
+
+    def _locate(self, i):
+        """(position, found): where entry i is in the sparse form, or would be inserted."""
+        idx = self._sp[0]
+        if not len(idx):
+            return 0, False
+        k = int(backend.to_scalar(xp.searchsorted(idx, i)))
+        return k, k < len(idx) and int(backend.to_scalar(idx[k])) == i
 
     def _element_key(self, i):
-        try:
-            i = int(i)
-        except (TypeError, ValueError):
-            raise InvalidValue(f"vector element access needs an integer index, got {i!r}") from None
+        i = as_int(i, "vector index")
         if not 0 <= i < self._size:
             raise IndexOutOfBounds(f"index {i} is out of range [0, {self._size})")
         return i
@@ -411,8 +463,9 @@ class Vector(MaskableMixin):
                                           None if vals is None else vals[keep], iso=self._iso))
 
     def isequal(self, other, tolerance=None):
-        from .matrix import _values_equal
+        from .matrix import _check_tolerance, _values_equal
 
+        _check_tolerance(tolerance)
         if not isinstance(other, Vector) or self._size != other._size or self.nvals != other.nvals:
             return False
         if not bool(backend.to_scalar((self._sparse()[0] == other._sparse()[0]).all())):
@@ -433,3 +486,4 @@ class Vector(MaskableMixin):
 
     def __eq__(self, other):
         raise InvalidValue("use u.isequal(v) to compare vectors (== is not defined)")
+

@@ -36,7 +36,7 @@ def test_host_and_device_entries_build_the_same_vector(rng):
             for host in (True, False):
                 i_in = idx if host else backend.asarray(idx)
                 v_in = vals if host else backend.asarray(vals)
-                for values, gref in ((v_in, ref), (2.5, None), (None, None)):
+                for values, gref in ((v_in, ref), (np.float64(2.5), None), (None, None)):
                     v = gg.Vector.from_coo(i_in, values, size=size, dtype=t)
                     if gref is None:
                         gref = gb.Vector.from_coo(idx, values if values is not None else True,

@@ -52,8 +52,9 @@ def require(nbytes, what):
     nbytes = int(nbytes)
     avail = available()
     if nbytes > avail:
-        raise AllocFailed(f"{what} needs {nbytes / 2**20:.1f} MiB, only {avail / 2**20:.1f} MiB "
-                          f"available{' (limit set)' if _limit is not None else ''}")
+        raise AllocFailed(f"{what} needs {nbytes} bytes ({nbytes / 2**20:.1f} MiB), only "
+                          f"{avail / 2**20:.1f} MiB available"
+                          f"{' (limit set)' if _limit is not None else ''}")
 
 
 def _oom_types():

@@ -54,7 +54,8 @@ from .. import backend, operators
 from ..descriptor import as_descriptor, resolve_mask
 from ..errors import DimensionMismatch, InvalidValue
 from ..matrix import Matrix
-from ..types import lookup_dtype
+from .._validate import scalar_dtype
+from ..types import lookup_dtype, scalar_value
 from ..vector import Vector
 from ._common import unwrap_transpose
 from .extract import (_NO_COLS, all_of, check_unique, column_of, parse_index, row_major_order,
@@ -150,10 +151,15 @@ def _update(C, A, mask, acc, replace, sub, region, splice, empty):
 
 
 # ---------------------------------------------------------------------------- arguments
-def _scalar(value):
-    """(DataType, NumPy scalar) of a scalar value, or None if value is not a scalar."""
+def _scalar(value, into):
+    """(DataType, NumPy scalar) of a scalar value, or None if value is not a scalar. A Python
+    number stored as it is (``into``: C's type when there is no accum) must fit that type
+    (grblas_gpu.types.scalar_value); one that feeds an accum is typed by its Python type."""
     if isinstance(value, (Matrix, Vector)):
         return None
+    if isinstance(value, (bool, int, float, complex)):
+        dt = into if into is not None else scalar_dtype(value, "the scalar")
+        return dt, scalar_value(value, dt, "the scalar")
     if isinstance(value, (numbers.Number, np.generic)) or getattr(value, "ndim", None) == 0:
         arr = backend.to_host(value)
         return lookup_dtype(arr.dtype), arr[()]
@@ -170,9 +176,9 @@ def _full_matrix(dtype, x, nrows, ncols):
     return Matrix._from_csr(nrows, ncols, dtype, ptr, cols, None, x)
 
 
-def _value(A, kind, shape, what):
+def _value(A, kind, shape, what, C, accum):
     """(value dtype, a function building the value as a `kind` of `shape`)."""
-    sc = _scalar(A)
+    sc = _scalar(A, C.dtype if accum is None else None)
     if sc is not None:
         dt, x = sc
         if kind is Vector:
@@ -204,7 +210,7 @@ def _vector_form(w, u, rows, cols, m, accum, d, sub):
         raise InvalidValue("a Vector takes one index argument: assign(w, u, indices)")
     I = parse_index(rows, w.size, "index")
     check_unique(I, "index")
-    vdt, value = _value(u, Vector, (I.size,), "input")
+    vdt, value = _value(u, Vector, (I.size,), "input", w, accum)
     _check_mask(m, Vector, (I.size,) if sub else w.shape, "the region" if sub else "the output")
     acc = _accum(accum, w, vdt)
     return lambda: _update(w, value(), m, acc, d.replace, sub, lambda: subvector(w, I),
@@ -214,7 +220,8 @@ def _vector_form(w, u, rows, cols, m, accum, d, sub):
 def _matrix_form(C, A, I, J, m, accum, d, sub):
     A, view = unwrap_transpose(A)  # A.T under GrB_TRAN is A itself
     transpose = isinstance(A, Matrix) and d.transpose_first != view
-    vdt, value = _value(A, Matrix, (J.size, I.size) if transpose else (I.size, J.size), "input")
+    vdt, value = _value(A, Matrix, (J.size, I.size) if transpose else (I.size, J.size), "input",
+                        C, accum)
     block = (lambda: value()._transposed()) if transpose else value
     _check_mask(m, Matrix, (I.size, J.size) if sub else C.shape,
                 "the region" if sub else "the output")
@@ -229,7 +236,7 @@ def _line_form(C, u, I, J, m, accum, d, sub):
     """Row (I scalar) or column (J scalar) assign of a Vector or scalar."""
     on_row = I.scalar
     n = J.size if on_row else I.size
-    vdt, value = _value(u, Vector, (n,), "input")
+    vdt, value = _value(u, Vector, (n,), "input", C, accum)
     if m is not None and isinstance(m.parent, Matrix) and not sub:
         # C⟨M⟩(i, J) with a mask of C's shape: the matrix assign with A = u' (or u)
         _check_mask(m, Matrix, C.shape, "the output")

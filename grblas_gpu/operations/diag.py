@@ -15,7 +15,8 @@ import numpy as np
 from .. import backend
 from ..errors import InvalidValue
 from ..kernels.structured import SHAPE_KEYS, diagonal_shape
-from ..matrix import Matrix
+from .._validate import as_int, check_dim
+from ..matrix import Matrix, _check_pointer_length, row_offsets
 from ..transposed import TransposedMatrix
 from ..vector import Vector
 from ._common import unwrap_transpose
@@ -26,10 +27,7 @@ __all__ = ["matrix_diag", "vector_diag"]
 
 
 def _offset(k):
-    try:
-        return int(k)
-    except (TypeError, ValueError):
-        raise InvalidValue(f"diagonal offset k must be an integer, got {k!r}") from None
+    return as_int(k, "diagonal offset k")
 
 
 def matrix_diag(v, k=0):
@@ -37,11 +35,12 @@ def matrix_diag(v, k=0):
     if not isinstance(v, Vector):
         raise InvalidValue(f"Matrix.diag needs a Vector, got {type(v).__name__}")
     k = _offset(k)
-    n = v.size + abs(k)
+    n = check_dim(v.size + abs(k), "diag's size(v) + |k|")
+    _check_pointer_length(n, "diag's size(v) + |k|")
     idx, vals = v._sparse()
     idx = idx.astype(np.int64)
     rows, cols = (idx, idx + k) if k >= 0 else (idx - k, idx)
-    indptr = xp.searchsorted(rows, xp.arange(n + 1), side="left")
+    indptr = row_offsets(rows, n)
     D = Matrix._from_csr(n, n, v.dtype, indptr, cols, None if vals is None else vals.copy(),
                          iso=v._iso if vals is None else None)
     # its shape is known: products with D (mxm's structured forms) need not read it
