@@ -19,7 +19,7 @@ __all__ = ["check_square", "check_vertex", "emit", "float_type", "as_vector", "i
            "REPLACE"]
 
 # Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
-REPLACE = gg.Descriptor(replace=True)
+REPLACE = gg.GrB_REPLACE
 
 
 def check_square(A, what="A"):
