@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, replace as _dc_replace
 
 from .errors import InvalidValue
-from .mask import Mask, as_mask
+from .mask import NOT_NULL, Mask, as_mask
 
 __all__ = ["Field", "Modifier", "Descriptor", "Request", "Method", "resolve_mask",
            "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN"]
@@ -152,9 +152,11 @@ GrB_INP1_TRAN = _predefined("GrB_INP1_TRAN", transpose_second=True)
 
 
 def resolve_mask(mask, desc):
-    """One Mask (or None) from the mask argument and the descriptor's mask fields."""
+    """One Mask (or None) from the mask argument and the descriptor's mask fields. No mask
+    under a complementing descriptor is ``mask.NOT_NULL`` (it allows no output); no mask
+    under mask_structure alone is no mask."""
     mask = as_mask(mask)
     if mask is None:
-        return None
+        return NOT_NULL if desc.mask_complement else None
     return Mask(mask.parent, mask.structure or desc.mask_structure,
                 mask.complement != desc.mask_complement)

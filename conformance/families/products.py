@@ -15,6 +15,14 @@ SEMIRING_REPS = ("plus_times", "min_plus", "any_pair", "lor_land", "max_second",
                  "min_first", "max_min", "any_second", "plus_min")
 
 
+# C⟨!NULL⟩ (no mask, GrB_DESC_C / GrB_DESC_RC) through the requests: FILL_NNZ counts C's
+# own entries (or none), FILL_ENTRIES copies them
+_NULL_MASK_REQUESTS = (
+    dict(mask="~S", mask_via="null", accum="plus", replace=False),
+    dict(mask="~V", mask_via="null", accum=None, replace=True),
+)
+
+
 def _t(shape, transposed):
     return tuple(reversed(shape)) if transposed else tuple(shape)
 
@@ -61,7 +69,8 @@ class Mxm(OutputFamily):
             return []
         plain = dict(mask="none", mask_via="object", accum=None, replace=False)
         cfgs = [plain, dict(plain, mask="~S"), dict(plain, mask="V", replace=True),
-                dict(plain, accum="plus"), dict(plain, t0=True), dict(plain, t1=True, mask="S")]
+                dict(plain, accum="plus"), dict(plain, t0=True), dict(plain, t1=True, mask="S"),
+                *_NULL_MASK_REQUESTS]
         if plan.mode == "tiny":
             cfgs = cfgs[:2]
         lays = self.layouts(plan)
@@ -138,7 +147,7 @@ def _vector_request_cases(family, plan):
     cfgs = [plain, dict(plain, mask="~S"), dict(plain, mask="V", replace=True),
             dict(plain, accum="plus"), dict(plain, **{tflag: True}),
             dict(plain, mask="S", mask_via="desc", accum="min", s0=True),
-            dict(plain, mask="~V", replace=True, accum="second", s1=True)]
+            dict(plain, mask="~V", replace=True, accum="second", s1=True), *_NULL_MASK_REQUESTS]
     if plan.mode == "tiny":
         cfgs = cfgs[:2]
     lays = family.layouts(plan)

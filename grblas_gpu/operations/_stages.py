@@ -22,7 +22,7 @@ from ..mask import Mask
 from ..matrix import Matrix
 from ..types import cast
 from ..vector import Vector
-from .writeback import write_back
+from .writeback import allows_nothing, write_back
 
 xp = backend.xp
 
@@ -43,6 +43,8 @@ def _print_of(x):
     if x is None:
         return None
     if isinstance(x, Mask):
+        if allows_nothing(x):  # C⟨!NULL⟩'s empty mask is a new object at every call
+            return ("mask", "nothing")
         return ("mask", x.structure, x.complement, _print_of(x.parent))
     if isinstance(x, Matrix):
         return ("matrix", id(x), x.shape, x.dtype.name, len(x._indices), repr(x._iso),

@@ -53,13 +53,14 @@ import numpy as np
 from .. import backend, operators
 from ..descriptor import as_descriptor, resolve_mask
 from ..errors import DimensionMismatch, InvalidValue
+from ..mask import materialize
 from ..matrix import Matrix
 from ..types import lookup_dtype
 from ..vector import Vector
 from ._common import unwrap_transpose
 from .extract import (_NO_COLS, all_of, check_unique, column_of, parse_index, row_major_order,
                       row_of, submatrix, subvector)
-from .writeback import write_back
+from .writeback import allows_nothing, write_back
 
 xp = backend.xp
 
@@ -137,6 +138,13 @@ def _as_col(v):
 def _update(C, A, mask, acc, replace, sub, region, splice, empty):
     """Steps 1-4 of the module docstring. region() = C(I, J); splice(S) = C with C(I, J) = S;
     empty() = an empty S. C changes only in the last write_back."""
+    if allows_nothing(mask):
+        # C⟨!NULL⟩: A is not read; replace clears C (assign) or C(I, J) (subassign)
+        if not replace:
+            return C
+        if sub:
+            return write_back(C, splice(empty()))
+        return write_back(C, type(C)(C.dtype, *C.shape), mask=mask, replace=True)
     if mask is None:
         sub = True
     S = region() if (acc is not None or (sub and mask is not None)) else empty()
@@ -186,12 +194,15 @@ def _value(A, kind, shape, what):
 
 
 def _check_mask(mask, kind, shape, what):
+    """The mask, its shape checked; C⟨!NULL⟩ as an empty structural mask of that shape."""
     if mask is None:
-        return
+        return None
+    mask = materialize(mask, kind, shape)
     M = mask.parent
     if not isinstance(M, kind) or M.shape != shape:
         raise DimensionMismatch(f"mask {type(M).__name__} {M.shape} does not match {what}: "
                                 f"{kind.__name__} {shape}")
+    return mask
 
 
 def _accum(accum, C, value_dtype):
@@ -205,7 +216,7 @@ def _vector_form(w, u, rows, cols, m, accum, d, sub):
     I = parse_index(rows, w.size, "index")
     check_unique(I, "index")
     vdt, value = _value(u, Vector, (I.size,), "input")
-    _check_mask(m, Vector, (I.size,) if sub else w.shape, "the region" if sub else "the output")
+    m = _check_mask(m, Vector, (I.size,) if sub else w.shape, "the region" if sub else "the output")
     acc = _accum(accum, w, vdt)
     return lambda: _update(w, value(), m, acc, d.replace, sub, lambda: subvector(w, I),
                            lambda s: splice_vector(w, I, s), lambda: Vector(w.dtype, I.size))
@@ -216,7 +227,7 @@ def _matrix_form(C, A, I, J, m, accum, d, sub):
     transpose = isinstance(A, Matrix) and d.transpose_first != view
     vdt, value = _value(A, Matrix, (J.size, I.size) if transpose else (I.size, J.size), "input")
     block = (lambda: value()._transposed()) if transpose else value
-    _check_mask(m, Matrix, (I.size, J.size) if sub else C.shape,
+    m = _check_mask(m, Matrix, (I.size, J.size) if sub else C.shape,
                 "the region" if sub else "the output")
     acc = _accum(accum, C, vdt)
     I, J = I._replace(scalar=False), J._replace(scalar=False)
@@ -232,7 +243,7 @@ def _line_form(C, u, I, J, m, accum, d, sub):
     vdt, value = _value(u, Vector, (n,), "input")
     if m is not None and isinstance(m.parent, Matrix) and not sub:
         # C⟨M⟩(i, J) with a mask of C's shape: the matrix assign with A = u' (or u)
-        _check_mask(m, Matrix, C.shape, "the output")
+        m = _check_mask(m, Matrix, C.shape, "the output")
         acc = _accum(accum, C, vdt)
         as_block = _as_row if on_row else _as_col
         I, J = I._replace(scalar=False), J._replace(scalar=False)
@@ -240,7 +251,7 @@ def _line_form(C, u, I, J, m, accum, d, sub):
                                lambda: submatrix(C, I, J), lambda S: splice_matrix(C, I, J, S),
                                lambda: Matrix(C.dtype, I.size, J.size))
     line = C.ncols if on_row else C.nrows
-    _check_mask(m, Vector, (n,) if sub else (line,),
+    m = _check_mask(m, Vector, (n,) if sub else (line,),
                 "the region" if sub else ("row" if on_row else "column") + " of the output")
     acc = _accum(accum, C, vdt)
     to_block = _as_row if on_row else _as_col
