@@ -92,6 +92,7 @@ def mxm(C, A, B, semiring="plus_times", *, mask=None, accum=None, desc=None,
     fp = None
     if request is not Request.COMPUTE_ALL:
         fp = _stages.fingerprint((C, A, B, mask), (typed, acc, desc, ta, tb))
+        _stages.check_buffers(C, (C, A, B, mask))
         if request is Request.FILL_ENTRIES:
             with memory.oom_guard("mxm FILL_ENTRIES"):
                 return _stages.fill_entries(C, fp)

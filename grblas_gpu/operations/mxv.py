@@ -131,6 +131,7 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
     fp = None
     if request is not Request.COMPUTE_ALL:
         fp = _stages.fingerprint((w, A, u, mask), (what, typed, acc, d, transpose, direction))
+        _stages.check_buffers(w, (w, A, u, mask))
         if request is Request.FILL_ENTRIES:
             return _fill_entries(w, fp)
 
