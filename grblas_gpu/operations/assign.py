@@ -267,6 +267,8 @@ def _line_form(C, u, I, J, m, accum, d, sub):
     K = K._replace(scalar=False)
 
     def run():
+        if allows_nothing(m) and not d.replace:  # C⟨!NULL⟩(i, J): no write at all
+            return C
         x = row_of(C, whole_I, whole_J) if on_row else column_of(C, whole_I, whole_J)
         _update(x, value(), m, acc, d.replace, False, lambda: subvector(x, K),
                 lambda s: splice_vector(x, K, s), lambda: Vector(C.dtype, K.size))
