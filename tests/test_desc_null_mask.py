@@ -56,59 +56,59 @@ def _pair(kind):
     return gg.Vector.from_coo(i, v, size=3), gb.Vector.from_coo(i, v, size=3)
 
 
-def _u(kind):
-    """Row vector for the row assign (size 2, the region |J|)."""
+def _row():
+    """The vector a row assign writes (size 2, the region's |J|)."""
     return gg.Vector.from_coo([0], [7.0], size=2), gb.Vector.from_coo([0], [7.0], size=2)
 
 
 # name: (output kind, input kinds, SuiteSparse call, grblas_gpu call); calls get
 # (C, inputs..., accum, desc)
 OPS = {
-    "mxm": ("C", "AB", lambda C, A, B, acc, d: lib.GrB_mxm(
+    "mxm": ("C", ("A", "B"), lambda C, A, B, acc, d: lib.GrB_mxm(
         C, NULL, acc, lib.GrB_PLUS_TIMES_SEMIRING_FP64, A, B, d),
         lambda C, A, B, acc, d: gg.mxm(C, A, B, "plus_times", accum=acc, desc=d)),
-    "mxv": ("w", "Au", lambda w, A, u, acc, d: lib.GrB_mxv(
+    "mxv": ("w", ("A", "u"), lambda w, A, u, acc, d: lib.GrB_mxv(
         w, NULL, acc, lib.GrB_PLUS_TIMES_SEMIRING_FP64, A, u, d),
         lambda w, A, u, acc, d: gg.mxv(w, A, u, "plus_times", accum=acc, desc=d)),
-    "vxm": ("w", "uA", lambda w, u, A, acc, d: lib.GrB_vxm(
+    "vxm": ("w", ("u", "A"), lambda w, u, A, acc, d: lib.GrB_vxm(
         w, NULL, acc, lib.GrB_PLUS_TIMES_SEMIRING_FP64, u, A, d),
         lambda w, u, A, acc, d: gg.vxm(w, u, A, "plus_times", accum=acc, desc=d)),
-    "ewise_add": ("C", "AB", lambda C, A, B, acc, d: lib.GrB_Matrix_eWiseAdd_BinaryOp(
+    "ewise_add": ("C", ("A", "B"), lambda C, A, B, acc, d: lib.GrB_Matrix_eWiseAdd_BinaryOp(
         C, NULL, acc, lib.GrB_PLUS_FP64, A, B, d),
         lambda C, A, B, acc, d: gg.ewise_add(C, A, B, "plus", accum=acc, desc=d)),
-    "ewise_mult_vector": ("w", "uu", lambda w, u, v, acc, d: lib.GrB_Vector_eWiseMult_BinaryOp(
-        w, NULL, acc, lib.GrB_TIMES_FP64, u, v, d),
+    "ewise_mult_vector": ("w", ("u", "u"), lambda w, u, v, acc, d: (
+        lib.GrB_Vector_eWiseMult_BinaryOp(w, NULL, acc, lib.GrB_TIMES_FP64, u, v, d)),
         lambda w, u, v, acc, d: gg.ewise_mult(w, u, v, "times", accum=acc, desc=d)),
-    "apply": ("C", "A", lambda C, A, acc, d: lib.GrB_Matrix_apply(
+    "apply": ("C", ("A",), lambda C, A, acc, d: lib.GrB_Matrix_apply(
         C, NULL, acc, lib.GrB_AINV_FP64, A, d),
         lambda C, A, acc, d: gg.apply(C, A, "ainv", accum=acc, desc=d)),
-    "select": ("C", "A", lambda C, A, acc, d: lib.GrB_Matrix_select_FP64(
+    "select": ("C", ("A",), lambda C, A, acc, d: lib.GrB_Matrix_select_FP64(
         C, NULL, acc, lib.GrB_VALUEGT_FP64, A, 0.0, d),
         lambda C, A, acc, d: gg.select(C, A, "valuegt", 0.0, accum=acc, desc=d)),
-    "reduce_rowwise": ("w", "A", lambda w, A, acc, d: lib.GrB_Matrix_reduce_Monoid(
+    "reduce_rowwise": ("w", ("A",), lambda w, A, acc, d: lib.GrB_Matrix_reduce_Monoid(
         w, NULL, acc, lib.GrB_PLUS_MONOID_FP64, A, d),
         lambda w, A, acc, d: gg.reduce_rowwise(w, A, "plus", accum=acc, desc=d)),
-    "transpose": ("C", "A", lambda C, A, acc, d: lib.GrB_transpose(C, NULL, acc, A, d),
+    "transpose": ("C", ("A",), lambda C, A, acc, d: lib.GrB_transpose(C, NULL, acc, A, d),
                   lambda C, A, acc, d: gg.transpose(C, A, accum=acc, desc=d)),
-    "extract": ("C2", "A", lambda C, A, acc, d: lib.GrB_Matrix_extract(
+    "extract": ("C2", ("A",), lambda C, A, acc, d: lib.GrB_Matrix_extract(
         C, NULL, acc, A, *I2, *J2, d),
         lambda C, A, acc, d: gg.extract(C, A, [0, 1], [1, 2], accum=acc, desc=d)),
-    "kronecker": ("C9", "AB", lambda C, A, B, acc, d: lib.GrB_Matrix_kronecker_BinaryOp(
+    "kronecker": ("C9", ("A", "B"), lambda C, A, B, acc, d: lib.GrB_Matrix_kronecker_BinaryOp(
         C, NULL, acc, lib.GrB_TIMES_FP64, A, B, d),
         lambda C, A, B, acc, d: gg.kronecker(C, A, B, "times", accum=acc, desc=d)),
-    "assign": ("C", "C2", lambda C, A, acc, d: lib.GrB_Matrix_assign(
+    "assign": ("C", ("C2",), lambda C, A, acc, d: lib.GrB_Matrix_assign(
         C, NULL, acc, A, *I2, *J2, d),
         lambda C, A, acc, d: gg.assign(C, A, [0, 1], [1, 2], accum=acc, desc=d)),
-    "subassign": ("C", "C2", lambda C, A, acc, d: lib.GxB_Matrix_subassign(
+    "subassign": ("C", ("C2",), lambda C, A, acc, d: lib.GxB_Matrix_subassign(
         C, NULL, acc, A, *I2, *J2, d),
         lambda C, A, acc, d: gg.subassign(C, A, [0, 1], [1, 2], accum=acc, desc=d)),
-    "row_assign": ("C", "r", lambda C, u, acc, d: lib.GrB_Row_assign(
+    "row_assign": ("C", ("r",), lambda C, u, acc, d: lib.GrB_Row_assign(
         C, NULL, acc, u, 1, *J2, d),
         lambda C, u, acc, d: gg.assign(C, u, 1, [1, 2], accum=acc, desc=d)),
-    "row_subassign": ("C", "r", lambda C, u, acc, d: lib.GxB_Row_subassign(
+    "row_subassign": ("C", ("r",), lambda C, u, acc, d: lib.GxB_Row_subassign(
         C, NULL, acc, u, 1, *J2, d),
         lambda C, u, acc, d: gg.subassign(C, u, 1, [1, 2], accum=acc, desc=d)),
-    "vector_assign_scalar": ("w", "", lambda w, acc, d: lib.GrB_Vector_assign_FP64(
+    "vector_assign_scalar": ("w", (), lambda w, acc, d: lib.GrB_Vector_assign_FP64(
         w, NULL, acc, 5.0, *I2, d),
         lambda w, acc, d: gg.assign(w, 5.0, [0, 1], accum=acc, desc=d)),
 }
@@ -116,10 +116,7 @@ OPS = {
 
 def _operands(op):
     out_kind, in_kinds, _, _ = OPS[op]
-    out = _pair(out_kind)
-    ins = [_u(k) if k == "r" else _pair({"C2": "C2"}.get(k, k) if len(k) > 1 else k)
-           for k in ([in_kinds] if in_kinds == "C2" else list(in_kinds))]
-    return out, ins
+    return _pair(out_kind), [_row() if k == "r" else _pair(k) for k in in_kinds]
 
 
 def _assert_same(ours, ref):
