@@ -213,3 +213,13 @@ def test_multi_stage_requests_under_a_null_complemented_mask(dname):
     lib.GrB_mxv(wg._carg, NULL, NULL, lib.GrB_PLUS_TIMES_SEMIRING_FP64, Ag._carg, ug._carg,
                 getattr(lib, DESCS[dname][0]))
     _assert_same(w, wg)
+
+
+def test_a_scalar_assign_under_a_null_complemented_mask_builds_no_region():
+    """C⟨!NULL⟩(ALL, ALL) = x on a 10^6 x 10^6 C: the 10^12-entry region is never built."""
+    C = gg.Matrix.from_coo([3], [4], [1.0], nrows=10**6, ncols=10**6)
+    before = snapshot(C)
+    gg.assign(C, 2.0, gg.ALL, gg.ALL, accum="plus", desc=DESCS["C"][1])
+    assert snapshot(C) == before
+    gg.subassign(C, 2.0, [3], gg.ALL, desc=DESCS["RC"][1])  # clears row 3 only
+    assert C.nvals == 0

@@ -135,9 +135,10 @@ def _as_col(v):
 
 
 # ---------------------------------------------------------------------------- the update
-def _update(C, A, mask, acc, replace, sub, region, splice, empty):
-    """Steps 1-4 of the module docstring. region() = C(I, J); splice(S) = C with C(I, J) = S;
-    empty() = an empty S. C changes only in the last write_back."""
+def _update(C, value, mask, acc, replace, sub, region, splice, empty):
+    """Steps 1-4 of the module docstring. value() = A (a scalar's region matrix is built only
+    when needed); region() = C(I, J); splice(S) = C with C(I, J) = S; empty() = an empty S.
+    C changes only in the last write_back."""
     if allows_nothing(mask):
         # C⟨!NULL⟩: A is not read; replace clears C (assign) or C(I, J) (subassign)
         if not replace:
@@ -145,6 +146,7 @@ def _update(C, A, mask, acc, replace, sub, region, splice, empty):
         if sub:
             return write_back(C, splice(empty()))
         return write_back(C, type(C)(C.dtype, *C.shape), mask=mask, replace=True)
+    A = value()
     if mask is None:
         sub = True
     S = region() if (acc is not None or (sub and mask is not None)) else empty()
@@ -218,7 +220,7 @@ def _vector_form(w, u, rows, cols, m, accum, d, sub):
     vdt, value = _value(u, Vector, (I.size,), "input")
     m = _check_mask(m, Vector, (I.size,) if sub else w.shape, "the region" if sub else "the output")
     acc = _accum(accum, w, vdt)
-    return lambda: _update(w, value(), m, acc, d.replace, sub, lambda: subvector(w, I),
+    return lambda: _update(w, value, m, acc, d.replace, sub, lambda: subvector(w, I),
                            lambda s: splice_vector(w, I, s), lambda: Vector(w.dtype, I.size))
 
 
@@ -231,7 +233,7 @@ def _matrix_form(C, A, I, J, m, accum, d, sub):
                 "the region" if sub else "the output")
     acc = _accum(accum, C, vdt)
     I, J = I._replace(scalar=False), J._replace(scalar=False)
-    return lambda: _update(C, block(), m, acc, d.replace, sub, lambda: submatrix(C, I, J),
+    return lambda: _update(C, block, m, acc, d.replace, sub, lambda: submatrix(C, I, J),
                            lambda S: splice_matrix(C, I, J, S),
                            lambda: Matrix(C.dtype, I.size, J.size))
 
@@ -247,7 +249,7 @@ def _line_form(C, u, I, J, m, accum, d, sub):
         acc = _accum(accum, C, vdt)
         as_block = _as_row if on_row else _as_col
         I, J = I._replace(scalar=False), J._replace(scalar=False)
-        return lambda: _update(C, as_block(value()), m, acc, d.replace, False,
+        return lambda: _update(C, lambda: as_block(value()), m, acc, d.replace, False,
                                lambda: submatrix(C, I, J), lambda S: splice_matrix(C, I, J, S),
                                lambda: Matrix(C.dtype, I.size, J.size))
     line = C.ncols if on_row else C.nrows
@@ -258,7 +260,7 @@ def _line_form(C, u, I, J, m, accum, d, sub):
     if sub or m is None:
         # C(i, J)⟨m, r⟩ = accum(C(i, J), u): the region as a Vector of size |J|
         region = (lambda: row_of(C, I, J)) if on_row else (lambda: column_of(C, I, J))
-        return lambda: _update(C, value(), m, acc, d.replace, True, region,
+        return lambda: _update(C, value, m, acc, d.replace, True, region,
                                lambda s: splice_matrix(C, I, J, to_block(s)),
                                lambda: Vector(C.dtype, n))
     # x = C(i, :)ᵀ; x⟨m, r⟩(J) = accum(x(J), u); C(i, :) = xᵀ  (and likewise on column j)
@@ -270,7 +272,7 @@ def _line_form(C, u, I, J, m, accum, d, sub):
         if allows_nothing(m) and not d.replace:  # C⟨!NULL⟩(i, J): no write at all
             return C
         x = row_of(C, whole_I, whole_J) if on_row else column_of(C, whole_I, whole_J)
-        _update(x, value(), m, acc, d.replace, False, lambda: subvector(x, K),
+        _update(x, value, m, acc, d.replace, False, lambda: subvector(x, K),
                 lambda s: splice_vector(x, K, s), lambda: Vector(C.dtype, K.size))
         return write_back(C, splice_matrix(C, whole_I, whole_J, to_block(x)))
     return run
