@@ -21,7 +21,7 @@ __all__ = ["check_square", "check_vertex", "check_number", "check_flag", "emit",
            "as_vector", "index_type", "REPLACE"]
 
 # Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
-REPLACE = gg.Descriptor(replace=True)
+REPLACE = gg.GrB_REPLACE
 
 
 def check_square(A, what="A"):

@@ -14,9 +14,11 @@ of every axis is exercised and the important interactions are exhaustive:
 3. operands: every shape / density of each input (empty, one entry, hypersparse 2**40,
    sparse, half, full, rectangular, 1x1, medium, vectors in grblas_gpu's dense form, and
    large ones with a heavy row, past the GPU kernels' thresholds);
-4. C of another type than the result, inputs of two types, one invalid call (both libraries
-   must raise, and grblas_gpu must leave its output alone), family extras (every mxm method
-   with each request sequence);
+4. the descriptor's mask fields with no mask (C⟨!NULL⟩ under GrB_DESC_C / GrB_DESC_RC,
+   GrB_DESC_S alone), C of another type than the result, inputs of two types, one invalid
+   call (both libraries must raise, and grblas_gpu must leave its output alone), family
+   extras (every mxm method with each request sequence; request buffers that alias, which
+   grblas_gpu must reject changing nothing: "misuse");
 5. LAGraph files as operands (quick: up to 5000 entries);
 6. every third case of block 2 also checked against the dense mimic (conformance.spec).
 """
@@ -42,7 +44,8 @@ class Case:
     params: tuple           # sorted ((key, value), ...)
     operands: tuple         # ((name, Operand), ...) in call order; the output first
     seed: int
-    tags: tuple = ()        # "spec": also compare with the dense mimic; "lagraph"; "huge"
+    tags: tuple = ()        # "spec": also compare with the dense mimic; "lagraph"; "huge";
+                            # "invalid"; "misuse" (runner._misuse_verdict)
 
     def p(self, key, default=None):
         for k, v in self.params:

@@ -139,6 +139,8 @@ def evaluate(case, family, datas):
         return Outcome(case, "skipped", f"grblas_gpu: {_short(err_g)}")
     if "invalid" in case.tags:
         return _invalid_verdict(case, family, datas, ns_g, err_g, err_r)
+    if "misuse" in case.tags:
+        return _misuse_verdict(case, family, datas, ns_g, err_g)
     if err_g is not None and err_r is not None:
         return Outcome(case, "passed", "both reject", checks=("python-graphblas",))
     if err_r is not None:
@@ -175,6 +177,34 @@ def _invalid_verdict(case, family, datas, ns_g, err_g, err_r):
         if cmp.compare(ns_g[out], datas[out].build(gg)):
             return Outcome(case, "failed", f"grblas_gpu raised {_short(err_g)} but changed {out}")
     return Outcome(case, "passed", "both reject", checks=("python-graphblas",))
+
+
+def _misuse_verdict(case, family, datas, ns_g, err_g):
+    """A call only grblas_gpu's API can make wrongly (caller buffers that alias): it must
+    raise InvalidValue and change neither its output, nor its inputs, nor the buffers the
+    source lists in ``buffers`` (copied into ``before`` just before the call)."""
+    import grblas_gpu as gg
+
+    if not isinstance(err_g, gg.InvalidValue):
+        got = "nothing" if err_g is None else _short(err_g)
+        return Outcome(case, "failed", f"grblas_gpu should raise InvalidValue, raised {got}")
+    problems = _inputs_changed(case, family, ns_g, datas)
+    out = family.output
+    if ns_g is not None and out in ns_g and cmp.compare(ns_g[out], datas[out].build(gg)):
+        problems.append(f"grblas_gpu raised {_short(err_g)} but changed {out}")
+    if ns_g is None or "buffers" not in ns_g:
+        problems.append("conformance harness: the misuse source defines no buffers")
+    elif not all(bool(_all_true(b == s)) for b, s in zip(ns_g["buffers"], ns_g["before"])):
+        problems.append(f"grblas_gpu raised {_short(err_g)} but wrote into the buffers")
+    if problems:
+        return Outcome(case, "failed", " || ".join(problems), checks=("misuse",))
+    return Outcome(case, "passed", f"rejected: {_short(err_g)}", checks=("misuse",))
+
+
+def _all_true(flags):
+    import grblas_gpu as gg
+
+    return gg.backend.to_scalar(flags.all())
 
 
 def _rejection(e):

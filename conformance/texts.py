@@ -29,10 +29,20 @@ def index_text(key, lib):
 
 
 def mask_text(case, lib):
-    """(mask argument text, {descriptor fields}) for grblas_gpu ('gg') or python-graphblas."""
+    """(mask argument text, {descriptor fields}) for grblas_gpu ('gg') or python-graphblas.
+    ``mask_via``: 'object' (M.S, ~M.V...), 'desc' (M with the descriptor's mask fields) or
+    'null': no mask object, only the descriptor's fields (GrB_DESC_C, GrB_DESC_RC,
+    GrB_DESC_S with a NULL mask). python-graphblas cannot pass a NULL mask with a
+    descriptor; SuiteSparse's C⟨!NULL⟩ allows nothing, as an empty mask does, and its
+    C⟨struct(NULL)⟩ is no mask (tests/test_desc_null_mask.py checks both against
+    SuiteSparse's own GrB_DESC_C / _RC / _S)."""
     mask = case.p("mask", "none")
     if mask == "none":
         return None, {}
+    if case.p("mask_via") == "null":
+        if lib == "gg":
+            return None, {"mask_complement": True} if "~" in mask else {}
+        return ("type(M)(bool, *M.shape).S" if "~" in mask else None), {}
     if lib == "gg" and case.p("mask_via") == "desc":
         fields = {}
         if "S" in mask:

@@ -10,6 +10,12 @@ they are never replaced. Between the stages A's content is its old content; ``A.
 reports the pending result's count (what the caller allocates).
 
 The pending state lives in ``A._stage`` (a dict); any other change to A drops it.
+
+Buffers that results are written into must be contiguous, 1-D, writable, of the expected
+type and length, and must not overlap one another (indices written over offsets would
+leave offsets that no longer describe them) nor any operand's storage
+(operations._stages.check_disjoint): any of these raises InvalidValue before anything is
+written. Overlap is decided by address ranges, on the host and the device alike.
 """
 import numpy as np
 
@@ -20,7 +26,7 @@ from .types import lookup_dtype
 
 xp = backend.xp
 
-__all__ = ["set_csr", "get_csr", "set_csc", "get_csc"]
+__all__ = ["set_csr", "get_csr", "set_csc", "get_csc", "overlaps", "check_disjoint"]
 
 _INDEX_TYPES = (np.dtype(np.int32), np.dtype(np.int64))
 
@@ -38,10 +44,46 @@ def same_buffer(a, b):
     return backend.data_address(a) == backend.data_address(b)
 
 
+def _bounds(a):
+    """[first, last) byte addresses an array's elements occupy; None when it has none."""
+    if a.size == 0:
+        return None
+    lo = hi = backend.data_address(a)
+    for n, stride in zip(a.shape, a.strides):
+        if stride > 0:
+            hi += (n - 1) * stride
+        else:
+            lo += (n - 1) * stride
+    return lo, hi + a.itemsize
+
+
+def overlaps(a, b):
+    """Whether two backend arrays' address ranges meet (views of one allocation included)."""
+    ba, bb = _bounds(a), _bounds(b)
+    return ba is not None and bb is not None and ba[0] < bb[1] and bb[0] < ba[1]
+
+
+def check_disjoint(buffers, others=(), what_others="an operand's storage"):
+    """InvalidValue unless the named buffers ({name: array}) overlap neither one another
+    nor any array of ``others``."""
+    named = [(k, v) for k, v in buffers.items() if v is not None]
+    for i, (ka, a) in enumerate(named):
+        for kb, b in named[i + 1:]:
+            if overlaps(a, b):
+                raise InvalidValue(f"{ka} and {kb} share memory: results written into one "
+                                   "would overwrite the other; pass separate arrays")
+        for o in others:
+            if overlaps(a, o):
+                raise InvalidValue(f"{ka} shares memory with {what_others}: writing results "
+                                   "into it would change an input; pass a separate array")
+
+
 def _check_buffer(a, what, length, dtypes):
     if not _is_buffer(a):
         raise InvalidValue(f"{what} must be a contiguous 1-D {backend.name} array "
                            f"(results are written into it), got {type(a).__name__}")
+    if not getattr(a.flags, "writeable", True):  # NumPy's read-only arrays; CuPy has none
+        raise InvalidValue(f"{what} is read-only; results are written into it")
     if a.dtype not in dtypes:
         raise InvalidValue(f"{what} has dtype {a.dtype}, expected one of "
                            f"{', '.join(str(d) for d in dtypes)}")
@@ -65,6 +107,7 @@ def _attach_offsets(A, buf, nrows, ncols, dtype):
     ncols = A.ncols if ncols is None else check_dim(ncols, "ncols")
     dt = A.dtype if dtype is None else lookup_dtype(dtype)
     _check_buffer(buf, "the row offsets buffer", nrows + 1, _INDEX_TYPES)
+    check_disjoint({"the row offsets buffer": buf}, _storage(A), "the matrix's own storage")
     if (nrows, ncols, dt) != (A.nrows, A.ncols, A.dtype):
         if len(A._indices):
             raise InvalidValue(f"set_csr with only offsets cannot change the shape or type of a "
@@ -79,8 +122,19 @@ def _attach_entries(A, indices, values):
     n = stage["nvals"]
     _check_buffer(indices, "the column indices buffer", n, (stage["indptr"].dtype,))
     _check_buffer(values, "the values buffer", n, (A.dtype.np_type,))
+    check_disjoint({"the row offsets buffer": stage["indptr"],
+                    "the column indices buffer": indices, "the values buffer": values},
+                   _storage(A), "the matrix's own storage")
     stage["indices"], stage["values"] = indices, values
     return A
+
+
+def _storage(A):
+    """A's arrays: its CSR storage and the cached forms (a FILL_NNZ leaves them in place)."""
+    arrays = [A._indptr, A._indices, A._values]
+    for v in A._cache.values():
+        arrays += list(v) if isinstance(v, tuple) else [v]
+    return [a for a in arrays if isinstance(a, xp.ndarray)]
 
 
 def _adopt(A, indptr, indices, values, nrows, ncols, dtype):

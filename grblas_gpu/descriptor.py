@@ -3,13 +3,15 @@
 Fields and modifiers carry oneMKL's names (Field.OUTPUT, Modifier.REPLACE, ...); GraphBLAS's
 names (GrB_REPLACE, GrB_COMP, GrB_STRUCTURE, GrB_TRAN) mean the same. A Descriptor is a
 small value: ``set`` changes it in place (as oneMKL's descriptor_set_field does), and
-``with_`` returns a modified copy.
+``with_`` / ``dup`` return a modified / plain copy. The predefined descriptors (GrB_TRAN,
+GrB_COMP, ..., and the default one) are shared by every caller, so they are immutable:
+``set`` or assigning a field raises InvalidValue; ``dup()`` gives a mutable copy.
 """
 import enum
 from dataclasses import dataclass, replace as _dc_replace
 
 from .errors import InvalidValue
-from .mask import Mask, as_mask
+from .mask import NOT_NULL, Mask, as_mask
 
 __all__ = ["Field", "Modifier", "Descriptor", "Request", "Method", "resolve_mask",
            "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN"]
@@ -76,6 +78,7 @@ _FIELD_ATTRS = {
 
 @dataclass
 class Descriptor:
+    """The descriptor's fields (oneMKL's descriptor; GraphBLAS's GrB_Descriptor)."""
     replace: bool = False
     mask_complement: bool = False
     mask_structure: bool = False
@@ -85,9 +88,23 @@ class Descriptor:
     structure_second: bool = False
     keep_mask_structure: bool = False
 
+    def __setattr__(self, name, value):
+        if getattr(self, "_immutable", False):
+            raise InvalidValue(f"{self._immutable} is a predefined descriptor and cannot "
+                               "change; change a copy (desc.dup())")
+        object.__setattr__(self, name, value)
+
+    @property
+    def predefined(self):
+        """True for the shared, immutable descriptors this module defines."""
+        return bool(getattr(self, "_immutable", False))
+
     def set(self, field, modifier):
         """Set one field (oneMKL's descriptor_set_field); Modifier.NONE clears the field."""
         field, modifier = _enum_of(Field, field), _enum_of(Modifier, modifier)
+        if self.predefined:
+            raise InvalidValue(f"{self._immutable} is a predefined descriptor and cannot "
+                               "change; set the field on a copy (desc.dup())")
         if modifier is Modifier.NONE:
             for attr in _FIELD_ATTRS[field]:
                 setattr(self, attr, False)
@@ -99,7 +116,12 @@ class Descriptor:
         return self
 
     def with_(self, **changes):
+        """A (mutable) copy with some fields changed."""
         return _dc_replace(self, **changes)
+
+    def dup(self):
+        """A mutable copy (GrB_Descriptor_dup)."""
+        return _dc_replace(self)
 
     def __or__(self, other):
         """Combine descriptors: GrB_REPLACE | GrB_TRAN0 style."""
@@ -115,18 +137,26 @@ def as_descriptor(desc):
     raise InvalidValue(f"desc must be a Descriptor, got {type(desc).__name__}")
 
 
-_DEFAULT = Descriptor()
-GrB_REPLACE = Descriptor(replace=True)
-GrB_COMP = Descriptor(mask_complement=True)
-GrB_STRUCTURE = Descriptor(mask_structure=True)
-GrB_TRAN = GrB_INP0_TRAN = Descriptor(transpose_first=True)
-GrB_INP1_TRAN = Descriptor(transpose_second=True)
+def _predefined(name, **fields):
+    d = Descriptor(**fields)
+    object.__setattr__(d, "_immutable", name)  # its name: the error says which one
+    return d
+
+
+_DEFAULT = _predefined("the default descriptor")
+GrB_REPLACE = _predefined("GrB_REPLACE", replace=True)
+GrB_COMP = _predefined("GrB_COMP", mask_complement=True)
+GrB_STRUCTURE = _predefined("GrB_STRUCTURE", mask_structure=True)
+GrB_TRAN = GrB_INP0_TRAN = _predefined("GrB_TRAN", transpose_first=True)
+GrB_INP1_TRAN = _predefined("GrB_INP1_TRAN", transpose_second=True)
 
 
 def resolve_mask(mask, desc):
-    """One Mask (or None) from the mask argument and the descriptor's mask fields."""
+    """One Mask (or None) from the mask argument and the descriptor's mask fields. No mask
+    under a complementing descriptor is ``mask.NOT_NULL`` (it allows no output); no mask
+    under mask_structure alone is no mask."""
     mask = as_mask(mask)
     if mask is None:
-        return None
+        return NOT_NULL if desc.mask_complement else None
     return Mask(mask.parent, mask.structure or desc.mask_structure,
                 mask.complement != desc.mask_complement)

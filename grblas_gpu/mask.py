@@ -2,13 +2,19 @@
 
 A mask is a small immutable record over a Matrix or Vector. Passing the object itself as
 ``mask=M`` means ``M.V``. Using a mask as a boolean raises, as in python-graphblas.
+
+``NOT_NULL`` is C⟨!NULL⟩: no mask, complemented by the descriptor (GrB_DESC_C, GrB_DESC_RC).
+No mask means every output allowed, so its complement allows none: C is left as it was, or
+cleared under replace. It has no object until the output's shape is known;
+:func:`materialize` then gives the equivalent empty structural mask.
 """
 from dataclasses import dataclass
 from typing import Any
 
 from .errors import InvalidValue
+from .types import BOOL
 
-__all__ = ["Mask", "MaskableMixin", "as_mask"]
+__all__ = ["Mask", "MaskableMixin", "as_mask", "NOT_NULL", "materialize"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,8 @@ class Mask:
         raise InvalidValue("a mask has no truth value; pass it as mask=")
 
     def __repr__(self):
+        if self.parent is None:
+            return "~NULL"
         return f"{'~' if self.complement else ''}{type(self.parent).__name__}.{'S' if self.structure else 'V'}"
 
 
@@ -49,3 +57,14 @@ def as_mask(mask):
     if isinstance(mask, MaskableMixin):
         return Mask(mask)
     raise InvalidValue(f"mask must be a Matrix, a Vector or a mask (M.S, ~M.V...), got {type(mask).__name__}")
+
+
+NOT_NULL = Mask(None, structure=True, complement=True)
+
+
+def materialize(mask, kind, shape):
+    """``mask``, with NOT_NULL turned into an empty structural mask: a ``kind`` (Matrix or
+    Vector class) of ``shape`` holding no entry, which allows no output."""
+    if mask is not NOT_NULL:
+        return mask
+    return Mask(kind(BOOL, *shape), structure=True)

@@ -394,12 +394,14 @@ class Vector(MaskableMixin):
     def set_sparse(self, indices, values=None):
         """Adopt (indices, values) as the content (validated: sorted unique indices < size;
         values None: iso 1), or attach the FILL_ENTRIES buffers of a pending FILL_NNZ."""
-        from ._buffers import _INDEX_TYPES, _check_buffer, _is_buffer
+        from ._buffers import _INDEX_TYPES, _check_buffer, _is_buffer, check_disjoint
 
         if self._stage is not None and "result" in self._stage:
             n = self._stage["nvals"]
             _check_buffer(indices, "the indices buffer", n, _INDEX_TYPES)
             _check_buffer(values, "the values buffer", n, (self._dtype.np_type,))
+            check_disjoint({"the indices buffer": indices, "the values buffer": values},
+                           self._arrays(), "the vector's own storage")
             self._stage.pop("dense", None)
             self._stage.update(indices=indices, values=values)
             return self
@@ -414,6 +416,11 @@ class Vector(MaskableMixin):
         self._swap_in(v)
         return self
 
+    def _arrays(self):
+        """The backend arrays of its storage (sparse and dense forms)."""
+        return [a for form in (self._sp, self._dn) if form is not None for a in form
+                if isinstance(a, xp.ndarray)]
+
     def get_sparse(self):
         """(indices, values): the sparse storage (values materialised for an iso vector)."""
         return self._sparse()[0], self._values_full()
@@ -422,10 +429,12 @@ class Vector(MaskableMixin):
         """Adopt ``values`` (length size) as the content, every element an entry (shared when
         it is a backend array of this type), or attach the FILL_ENTRIES buffer of a pending
         FILL_NNZ (absent entries are written as 0)."""
-        from ._buffers import _check_buffer, _is_buffer
+        from ._buffers import _check_buffer, _is_buffer, check_disjoint
 
         if self._stage is not None and "result" in self._stage:
             _check_buffer(values, "the dense values buffer", self._size, (self._dtype.np_type,))
+            check_disjoint({"the dense values buffer": values}, self._arrays(),
+                           "the vector's own storage")
             for k in ("indices", "values"):
                 self._stage.pop(k, None)
             self._stage["dense"] = values

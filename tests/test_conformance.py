@@ -68,9 +68,10 @@ def _transpose_via_graphblas(C, A, *, mask=None, accum=None, desc=None):
     import graphblas as gb
 
     from grblas_gpu.descriptor import as_descriptor, resolve_mask
+    from grblas_gpu.mask import materialize
 
     d = as_descriptor(desc)
-    m = resolve_mask(mask, d)
+    m = materialize(resolve_mask(mask, d), gg.Matrix, C.shape)  # C⟨!NULL⟩: an empty mask
     Cg, Ag, kw = C.to_graphblas(), A.to_graphblas(), {}
     if m is not None:
         Mg = m.parent.to_graphblas()

@@ -12,7 +12,7 @@ from ..operands import HUGE, lagraph_files
 from ..texts import mask_text
 
 __all__ = ["OutputFamily", "Forms", "FLAG_FIELDS", "gpu_kwargs", "out_type_of", "spec_source",
-           "accum_for", "skip_case"]
+           "accum_for", "skip_case", "NULL_MASK_CONFIGS"]
 
 FLAG_FIELDS = {"t0": "transpose_first", "t1": "transpose_second",
                "s0": "structure_first", "s1": "structure_second"}
@@ -34,6 +34,7 @@ class OutputFamily(Family):
     inputs = ("A", "B")
     flags = ("t0", "t1", "s0", "s1")
     reps = ("plus_times",)          # representative operators for the configuration blocks
+    masked = True                   # takes a mask and a descriptor's mask fields
     accums = ("plus", "min", "minus", "second")
     quick_ops = None                # cap on block 1 in quick mode (None: the covering set)
     quick_every_pair = False        # quick mode (on the CPU) tests every (operator, type)
@@ -115,7 +116,12 @@ class OutputFamily(Family):
             cfg = _plain() if i % 2 else dict(_plain(), mask="~S", accum=self.accums[0])
             tags = ("huge",) if lay[0] == "huge" else ()
             out.append(self.make(plan, n, t, cfg, lay, rng, tags=tags))
-        # 4. types across operands, invalid calls, family extras; 5. LAGraph files
+        # 4. descriptor mask fields without a mask, types across operands, invalid calls,
+        #    family extras; 5. LAGraph files
+        if self.masked:
+            for i, cfg in enumerate(NULL_MASK_CONFIGS):
+                n, t = reps[i % len(reps)]
+                out.append(self.make(plan, n, t, cfg, small, rng))
         if not tiny:
             out += self.type_cases(plan, rng, testable, small)
         if self.misfit_target() is not None:
@@ -322,6 +328,19 @@ def _accepts(kind, name, t):
 
 def _plain():
     return dict(mask="none", mask_via="object", accum=None, replace=False)
+
+
+# the descriptor's mask fields with no mask (texts.mask_text, mask_via 'null'): C⟨!NULL⟩
+# (GrB_DESC_C: C unchanged, accum included), cleared under replace (GrB_DESC_RC), and
+# GrB_DESC_S alone (no mask: every output)
+NULL_MASK_CONFIGS = (
+    dict(_plain(), mask="~S", mask_via="null"),
+    dict(_plain(), mask="~V", mask_via="null", accum="plus"),
+    dict(_plain(), mask="~S", mask_via="null", replace=True),
+    dict(_plain(), mask="~V", mask_via="null", accum="min", replace=True),
+    dict(_plain(), mask="S", mask_via="null"),
+    dict(_plain(), mask="S", mask_via="null", accum="plus"),
+)
 
 
 def skip_case(family, name, t, why):

@@ -15,6 +15,14 @@ SEMIRING_REPS = ("plus_times", "min_plus", "any_pair", "lor_land", "max_second",
                  "min_first", "max_min", "any_second", "plus_min")
 
 
+# C⟨!NULL⟩ (no mask, GrB_DESC_C / GrB_DESC_RC) through the requests: FILL_NNZ counts C's
+# own entries (or none), FILL_ENTRIES copies them
+_NULL_MASK_REQUESTS = (
+    dict(mask="~S", mask_via="null", accum="plus", replace=False),
+    dict(mask="~V", mask_via="null", accum=None, replace=True),
+)
+
+
 def _t(shape, transposed):
     return tuple(reversed(shape)) if transposed else tuple(shape)
 
@@ -43,6 +51,8 @@ class Mxm(OutputFamily):
             extra += f", method=gg.Method.{case.p('method').upper()}"
         if case.p("request") == "two_stage":
             return _two_stage(op, kw + extra)
+        if case.p("request") in MATRIX_ALIASES:
+            return _aliased_stages(case.p("request"), op, kw + extra)
         return f"gg.mxm(C, A, B, {op}{kw}{extra})"
 
     def lagraph_layout(self, shape):
@@ -61,7 +71,8 @@ class Mxm(OutputFamily):
             return []
         plain = dict(mask="none", mask_via="object", accum=None, replace=False)
         cfgs = [plain, dict(plain, mask="~S"), dict(plain, mask="V", replace=True),
-                dict(plain, accum="plus"), dict(plain, t0=True), dict(plain, t1=True, mask="S")]
+                dict(plain, accum="plus"), dict(plain, t0=True), dict(plain, t1=True, mask="S"),
+                *_NULL_MASK_REQUESTS]
         if plan.mode == "tiny":
             cfgs = cfgs[:2]
         lays = self.layouts(plan)
@@ -78,6 +89,7 @@ class Mxm(OutputFamily):
                         i += 1
                         extra = {"method": method, "request": request}
                         out.append(self.make(plan, n, t, cfg, lay, rng, extra=extra))
+        out += _alias_cases(self, plan, MATRIX_ALIASES, reps)
         return out
 
     def _types(self, name):
@@ -109,6 +121,72 @@ def _two_stage(op, kw):
     ])
 
 
+# caller buffers that share memory (misuse: grblas_gpu must raise InvalidValue, changing
+# neither the output nor the buffers; runner's "misuse" verdict): indices and values in one
+# allocation, indices over the offsets, the offsets in an operand's (A's) or the output's own
+# storage
+MATRIX_ALIASES = ("alias_ind_val", "alias_ptr_ind", "alias_operand", "alias_output")
+VECTOR_ALIASES = ("alias_ind_val",)
+
+
+def _overlapping(n, dtype):
+    """Source text: two buffers of n int64 indices and n values of ``dtype`` (text) carved
+    from one byte allocation, the values starting 8 bytes in: they overlap when n > 0."""
+    xp = "gg.backend.xp"
+    return [f"raw = {xp}.zeros({n} * 8 + 8 * {dtype}.itemsize + 8, dtype=np.uint8)",
+            f"indices = raw[:{n} * 8].view(np.int64)",
+            f"values = raw[8:8 + {n} * {dtype}.itemsize].view({dtype})"]
+
+
+def _aliased_stages(kind, op, kw):
+    """The two-stage sequence of _two_stage with aliasing buffers; ``buffers`` and their
+    copies ``before`` are taken just before the call that must raise."""
+    xp = "gg.backend.xp"
+    call = f"gg.mxm(C, A, B, {op}{kw}, request=gg.Request.{{}})"
+    if kind in ("alias_operand", "alias_output"):
+        owner = "A" if kind == "alias_operand" else "C"
+        lines = [f"indptr = {owner}.get_csr()[0]  # {owner}'s own row offsets",
+                 "buffers = [indptr]", "before = [b.copy() for b in buffers]"]
+        if kind == "alias_operand":
+            return "\n".join(lines + ["C.set_csr(indptr=indptr)", call.format("FILL_NNZ")])
+        return "\n".join(lines + ["C.set_csr(indptr=indptr)"])
+    lines = []
+    if kind == "alias_ptr_ind":  # the indices start inside the offsets' allocation
+        lines += [f"raw = {xp}.zeros((C.nrows + 1 + C.nrows * C.ncols) * 8, dtype=np.uint8)",
+                  "indptr = raw[:(C.nrows + 1) * 8].view(np.int64)"]
+    else:
+        lines += [f"indptr = {xp}.zeros(C.nrows + 1, dtype=np.int64)"]
+    lines += ["C.set_csr(indptr=indptr)", call.format("FILL_NNZ")]
+    if kind == "alias_ptr_ind":
+        lines += ["indices = raw[8:8 + C.nvals * 8].view(np.int64)",
+                  f"values = {xp}.zeros(C.nvals, dtype=C.dtype.np_type)"]
+    else:
+        lines += _overlapping("C.nvals", "C.dtype.np_type")
+    return "\n".join(lines + ["buffers = [indptr, indices, values]",
+                              "before = [b.copy() for b in buffers]",
+                              "C.set_csr(indptr=indptr, indices=indices, values=values)",
+                              call.format("FILL_ENTRIES")])
+
+
+def _vector_aliased_stages(template, op, kw):
+    """FILL_NNZ, then index and value buffers carved from one allocation."""
+    return "\n".join([template.format(op, kw, "FILL_NNZ"),
+                      *_overlapping("w.nvals", "w.dtype.np_type"),
+                      "buffers = [indices, values]", "before = [b.copy() for b in buffers]",
+                      "w.set_sparse(indices, values)",
+                      template.format(op, kw, "FILL_ENTRIES")])
+
+
+def _alias_cases(family, plan, kinds, reps):
+    """One misuse case per aliasing kind: no mask, A and u or B half full (the pending
+    result is not empty: empty buffers cannot overlap)."""
+    rng = plan.rng(family.name, "aliases")
+    plain = dict(mask="none", mask_via="object", accum=None, replace=False)
+    lay = family.layouts(plan)[0]
+    return [family.make(plan, *reps[i % len(reps)], plain, lay, rng, extra={"request": kind},
+                        tags=("misuse",)) for i, kind in enumerate(kinds)]
+
+
 def _vector_two_stage(template, op, kw):
     """The two-stage sequence on a Vector output: FILL_NNZ sets w.nvals to the pending count,
     the caller attaches index and value buffers of that length, FILL_ENTRIES fills them."""
@@ -138,7 +216,7 @@ def _vector_request_cases(family, plan):
     cfgs = [plain, dict(plain, mask="~S"), dict(plain, mask="V", replace=True),
             dict(plain, accum="plus"), dict(plain, **{tflag: True}),
             dict(plain, mask="S", mask_via="desc", accum="min", s0=True),
-            dict(plain, mask="~V", replace=True, accum="second", s1=True)]
+            dict(plain, mask="~V", replace=True, accum="second", s1=True), *_NULL_MASK_REQUESTS]
     if plan.mode == "tiny":
         cfgs = cfgs[:2]
     lays = family.layouts(plan)
@@ -154,7 +232,7 @@ def _vector_request_cases(family, plan):
             tags = ("huge",) if lay[0] == "huge" else ()
             out.append(family.make(plan, n, t, cfg, lay, rng, extra={"request": "two_stage"},
                                    tags=tags))
-    return out
+    return out + _alias_cases(family, plan, VECTOR_ALIASES, reps)
 
 
 @register
@@ -176,6 +254,8 @@ class Mxv(OutputFamily):
     def call(self, case, op, kw):
         if case.p("request") == "two_stage":
             return _vector_two_stage("gg.mxv(w, A, u, {}{}, request=gg.Request.{})", op, kw)
+        if case.p("request") in VECTOR_ALIASES:
+            return _vector_aliased_stages("gg.mxv(w, A, u, {}{}, request=gg.Request.{})", op, kw)
         return f"gg.mxv(w, A, u, {op}{kw})"
 
     def extras(self, plan):
@@ -210,6 +290,8 @@ class Vxm(OutputFamily):
     def call(self, case, op, kw):
         if case.p("request") == "two_stage":
             return _vector_two_stage("gg.vxm(w, u, A, {}{}, request=gg.Request.{})", op, kw)
+        if case.p("request") in VECTOR_ALIASES:
+            return _vector_aliased_stages("gg.vxm(w, u, A, {}{}, request=gg.Request.{})", op, kw)
         return f"gg.vxm(w, u, A, {op}{kw})"
 
     def extras(self, plan):

@@ -53,6 +53,7 @@ class _ScalarMatrix(OutputFamily):
     flags = ()
     reps = MONOID_REPS
     method = "reduce_scalar"
+    masked = False
 
     def shapes(self, p, d):
         return {"A": ("matrix", (d["m"], d["n"]))}

@@ -2,22 +2,36 @@
 from .. import operators
 from ..descriptor import as_descriptor, resolve_mask
 from ..errors import DimensionMismatch, InvalidValue
+from ..mask import materialize
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..vector import Vector
-from .writeback import check_mask_shape
+from .writeback import allows_nothing, check_mask_shape
 
-__all__ = ["output_args", "matrix_input", "check_kind", "check_output_shape", "unwrap_transpose"]
+__all__ = ["output_args", "computed", "matrix_input", "check_kind", "check_output_shape",
+           "unwrap_transpose"]
 
 
 def output_args(C, mask, accum, desc, t_dtype):
     """(mask, typed accum or None, descriptor) with the descriptor's mask fields applied
-    and the mask's shape checked against C."""
+    and the mask's shape checked against C. C⟨!NULL⟩ (no mask, complemented) comes back as
+    an empty structural mask of C's shape."""
     desc = as_descriptor(desc)
     mask = resolve_mask(mask, desc)
+    if isinstance(C, (Matrix, Vector)):
+        mask = materialize(mask, type(C), C.shape)
     check_mask_shape(C, mask)
     acc = operators.accumulator(accum, C.dtype, t_dtype) if accum is not None else None
     return mask, acc, desc
+
+
+def computed(C, mask, compute):
+    """T = compute(), or, when the mask allows no output (C⟨!NULL⟩), an empty T of C's
+    kind and shape without computing anything: the write-back then keeps C (or clears it
+    under replace), whatever T would have been."""
+    if allows_nothing(mask):
+        return type(C)(C.dtype, *C.shape)
+    return compute()
 
 
 def matrix_input(A, transpose=False, structure_only=False, what="input"):

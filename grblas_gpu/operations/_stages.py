@@ -9,24 +9,28 @@
 
 Misuse raises InvalidValue and changes nothing: FILL_NNZ without an offsets buffer,
 FILL_ENTRIES without a FILL_NNZ before it or without entry buffers, buffers of the wrong
-size or type, offsets changed in between, or operands changed in between: a fingerprint of
+size or type, read-only or overlapping one another (checked as they are attached,
+grblas_gpu._buffers), buffers overlapping an operand's storage, the output's included
+(checked by each request, :func:`check_buffers`, before anything is computed or written),
+offsets changed in between, or operands changed in between: a fingerprint of
 every operand (identity, shape, type, and a position-weighted checksum of its arrays, so
 in-place edits count) and of the operator arguments is kept at FILL_NNZ and compared.
 R is kept between the stages (memory: one copy of the result).
 """
 import numpy as np
 
-from .. import backend
+from .. import _buffers, backend
 from ..errors import InvalidValue
 from ..mask import Mask
 from ..matrix import Matrix
 from ..types import cast
 from ..vector import Vector
-from .writeback import write_back
+from .writeback import allows_nothing, write_back
 
 xp = backend.xp
 
-__all__ = ["fingerprint", "offsets_buffer", "fill_nnz", "check_entries", "fill_entries"]
+__all__ = ["fingerprint", "check_buffers", "offsets_buffer", "fill_nnz", "check_entries",
+           "fill_entries"]
 
 _VIEW = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
@@ -43,6 +47,8 @@ def _print_of(x):
     if x is None:
         return None
     if isinstance(x, Mask):
+        if allows_nothing(x):  # C⟨!NULL⟩'s empty mask is a new object at every call
+            return ("mask", "nothing")
         return ("mask", x.structure, x.complement, _print_of(x.parent))
     if isinstance(x, Matrix):
         return ("matrix", id(x), x.shape, x.dtype.name, len(x._indices), repr(x._iso),
@@ -57,6 +63,35 @@ def _print_of(x):
 def fingerprint(operands, params):
     """What must not change between FILL_NNZ and FILL_ENTRIES."""
     return (repr(params), tuple(_print_of(o) for o in operands))
+
+
+# the caller's buffers a pending request may hold, by their key in ``_stage``
+_BUFFERS = {"indptr": "the row offsets buffer", "indices": "the indices buffer",
+            "values": "the values buffer", "dense": "the dense values buffer"}
+
+
+def _arrays_of(x):
+    if isinstance(x, Mask):
+        return _arrays_of(x.parent)
+    if isinstance(x, Matrix):
+        return _buffers._storage(x)
+    if isinstance(x, Vector):
+        return x._arrays()
+    return []
+
+
+def check_buffers(C, operands):
+    """InvalidValue unless the buffers attached to C share no memory with an operand's
+    storage (C's own included) or with the pending result's: results written into them
+    would change an input, or be read back half overwritten."""
+    stage = C._stage
+    if not stage:
+        return
+    others = [a for o in operands for a in _arrays_of(o)]
+    if stage.get("result") is not None:
+        others += _arrays_of(stage["result"])
+    _buffers.check_disjoint({name: stage[k] for k, name in _BUFFERS.items() if k in stage},
+                            others)
 
 
 def offsets_buffer(C):

@@ -29,7 +29,7 @@ from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar
 from ..vector import Vector
-from ._common import matrix_input, output_args, unwrap_transpose, vector_input
+from ._common import computed, matrix_input, output_args, unwrap_transpose, vector_input
 from ._opargs import bound_binary, indexunary, is_indexunary, result_array, scalar_of
 from .writeback import write_back
 
@@ -56,7 +56,7 @@ def apply(C, A, op, *, left=None, right=None, thunk=None, mask=None, accum=None,
     share = mask is not None or acc is not None
     # T becomes C's content as it is: its values may go straight into C's private arrays
     into = None if share or not isinstance(C, Vector) else replay.private_dense(C)[0]
-    T = _compute(A, *plan, t_type, share=share, into=into)
+    T = computed(C, mask, lambda: _compute(A, *plan, t_type, share=share, into=into))
     return write_back(C, T, mask=mask, accum=acc, replace=d.replace)
 
 

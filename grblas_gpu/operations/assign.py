@@ -53,6 +53,7 @@ import numpy as np
 from .. import backend, operators
 from ..descriptor import as_descriptor, resolve_mask
 from ..errors import DimensionMismatch, InvalidValue
+from ..mask import materialize
 from ..matrix import Matrix
 from .._validate import scalar_dtype
 from ..types import lookup_dtype, scalar_value
@@ -60,7 +61,7 @@ from ..vector import Vector
 from ._common import unwrap_transpose
 from .extract import (_NO_COLS, all_of, check_unique, column_of, parse_index, row_major_order,
                       row_of, submatrix, subvector)
-from .writeback import write_back
+from .writeback import allows_nothing, write_back
 
 xp = backend.xp
 
@@ -135,9 +136,18 @@ def _as_col(v):
 
 
 # ---------------------------------------------------------------------------- the update
-def _update(C, A, mask, acc, replace, sub, region, splice, empty):
-    """Steps 1-4 of the module docstring. region() = C(I, J); splice(S) = C with C(I, J) = S;
-    empty() = an empty S. C changes only in the last write_back."""
+def _update(C, value, mask, acc, replace, sub, region, splice, empty):
+    """Steps 1-4 of the module docstring. value() = A (a scalar's region matrix is built only
+    when needed); region() = C(I, J); splice(S) = C with C(I, J) = S; empty() = an empty S.
+    C changes only in the last write_back."""
+    if allows_nothing(mask):
+        # C⟨!NULL⟩: A is not read; replace clears C (assign) or C(I, J) (subassign)
+        if not replace:
+            return C
+        if sub:
+            return write_back(C, splice(empty()))
+        return write_back(C, type(C)(C.dtype, *C.shape), mask=mask, replace=True)
+    A = value()
     if mask is None:
         sub = True
     S = region() if (acc is not None or (sub and mask is not None)) else empty()
@@ -192,12 +202,15 @@ def _value(A, kind, shape, what, C, accum):
 
 
 def _check_mask(mask, kind, shape, what):
+    """The mask, its shape checked; C⟨!NULL⟩ as an empty structural mask of that shape."""
     if mask is None:
-        return
+        return None
+    mask = materialize(mask, kind, shape)
     M = mask.parent
     if not isinstance(M, kind) or M.shape != shape:
         raise DimensionMismatch(f"mask {type(M).__name__} {M.shape} does not match {what}: "
                                 f"{kind.__name__} {shape}")
+    return mask
 
 
 def _accum(accum, C, value_dtype):
@@ -211,9 +224,9 @@ def _vector_form(w, u, rows, cols, m, accum, d, sub):
     I = parse_index(rows, w.size, "index")
     check_unique(I, "index")
     vdt, value = _value(u, Vector, (I.size,), "input", w, accum)
-    _check_mask(m, Vector, (I.size,) if sub else w.shape, "the region" if sub else "the output")
+    m = _check_mask(m, Vector, (I.size,) if sub else w.shape, "the region" if sub else "the output")
     acc = _accum(accum, w, vdt)
-    return lambda: _update(w, value(), m, acc, d.replace, sub, lambda: subvector(w, I),
+    return lambda: _update(w, value, m, acc, d.replace, sub, lambda: subvector(w, I),
                            lambda s: splice_vector(w, I, s), lambda: Vector(w.dtype, I.size))
 
 
@@ -223,11 +236,11 @@ def _matrix_form(C, A, I, J, m, accum, d, sub):
     vdt, value = _value(A, Matrix, (J.size, I.size) if transpose else (I.size, J.size), "input",
                         C, accum)
     block = (lambda: value()._transposed()) if transpose else value
-    _check_mask(m, Matrix, (I.size, J.size) if sub else C.shape,
+    m = _check_mask(m, Matrix, (I.size, J.size) if sub else C.shape,
                 "the region" if sub else "the output")
     acc = _accum(accum, C, vdt)
     I, J = I._replace(scalar=False), J._replace(scalar=False)
-    return lambda: _update(C, block(), m, acc, d.replace, sub, lambda: submatrix(C, I, J),
+    return lambda: _update(C, block, m, acc, d.replace, sub, lambda: submatrix(C, I, J),
                            lambda S: splice_matrix(C, I, J, S),
                            lambda: Matrix(C.dtype, I.size, J.size))
 
@@ -239,22 +252,22 @@ def _line_form(C, u, I, J, m, accum, d, sub):
     vdt, value = _value(u, Vector, (n,), "input", C, accum)
     if m is not None and isinstance(m.parent, Matrix) and not sub:
         # C⟨M⟩(i, J) with a mask of C's shape: the matrix assign with A = u' (or u)
-        _check_mask(m, Matrix, C.shape, "the output")
+        m = _check_mask(m, Matrix, C.shape, "the output")
         acc = _accum(accum, C, vdt)
         as_block = _as_row if on_row else _as_col
         I, J = I._replace(scalar=False), J._replace(scalar=False)
-        return lambda: _update(C, as_block(value()), m, acc, d.replace, False,
+        return lambda: _update(C, lambda: as_block(value()), m, acc, d.replace, False,
                                lambda: submatrix(C, I, J), lambda S: splice_matrix(C, I, J, S),
                                lambda: Matrix(C.dtype, I.size, J.size))
     line = C.ncols if on_row else C.nrows
-    _check_mask(m, Vector, (n,) if sub else (line,),
+    m = _check_mask(m, Vector, (n,) if sub else (line,),
                 "the region" if sub else ("row" if on_row else "column") + " of the output")
     acc = _accum(accum, C, vdt)
     to_block = _as_row if on_row else _as_col
     if sub or m is None:
         # C(i, J)⟨m, r⟩ = accum(C(i, J), u): the region as a Vector of size |J|
         region = (lambda: row_of(C, I, J)) if on_row else (lambda: column_of(C, I, J))
-        return lambda: _update(C, value(), m, acc, d.replace, True, region,
+        return lambda: _update(C, value, m, acc, d.replace, True, region,
                                lambda s: splice_matrix(C, I, J, to_block(s)),
                                lambda: Vector(C.dtype, n))
     # x = C(i, :)ᵀ; x⟨m, r⟩(J) = accum(x(J), u); C(i, :) = xᵀ  (and likewise on column j)
@@ -263,8 +276,10 @@ def _line_form(C, u, I, J, m, accum, d, sub):
     K = K._replace(scalar=False)
 
     def run():
+        if allows_nothing(m) and not d.replace:  # C⟨!NULL⟩(i, J): no write at all
+            return C
         x = row_of(C, whole_I, whole_J) if on_row else column_of(C, whole_I, whole_J)
-        _update(x, value(), m, acc, d.replace, False, lambda: subvector(x, K),
+        _update(x, value, m, acc, d.replace, False, lambda: subvector(x, K),
                 lambda s: splice_vector(x, K, s), lambda: Vector(C.dtype, K.size))
         return write_back(C, splice_matrix(C, whole_I, whole_J, to_block(x)))
     return run

@@ -25,7 +25,8 @@ from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar, unify
 from ..vector import Vector
-from ._common import check_output_shape, matrix_input, output_args, unwrap_transpose, vector_input
+from ._common import (check_output_shape, computed, matrix_input, output_args, unwrap_transpose,
+                      vector_input)
 from ._keys import build_like, entries, linear_keys, member, merge_positions
 from ._opargs import bound_binary, ewise_binary, result_array, scalar_of
 from .writeback import write_back
@@ -84,13 +85,15 @@ def _operands(C, A, B, desc):
 def _finish(C, A, B, typed, mode, defaults, mask, accum, desc):
     """The last checks (mask, accumulator), then T, then the one write-back."""
     mask, acc, d = output_args(C, mask, accum, desc, typed.out_type)
-    if isinstance(A, Vector) and mode == "mult" and (_sparse_full(A, B) or _sparse_full(B, A)):
-        T = _sparse_times_full(A, B, typed)
-    elif isinstance(A, Vector) and _dense_ready(A) and _dense_ready(B):
-        T = _dense(A, B, typed, mode, defaults)
-    else:
-        T = _merged(A, B, typed, mode, defaults)
-    return write_back(C, T, mask=mask, accum=acc, replace=d.replace)
+
+    def compute():
+        if isinstance(A, Vector) and mode == "mult" and (_sparse_full(A, B)
+                                                         or _sparse_full(B, A)):
+            return _sparse_times_full(A, B, typed)
+        if isinstance(A, Vector) and _dense_ready(A) and _dense_ready(B):
+            return _dense(A, B, typed, mode, defaults)
+        return _merged(A, B, typed, mode, defaults)
+    return write_back(C, computed(C, mask, compute), mask=mask, accum=acc, replace=d.replace)
 
 
 # ---------------------------------------------------------------------- computation

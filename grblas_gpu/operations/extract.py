@@ -35,7 +35,7 @@ from ..descriptor import as_descriptor
 from ..errors import IndexOutOfBounds, InvalidValue
 from ..matrix import Matrix
 from ..vector import Vector
-from ._common import check_kind, check_output_shape, output_args, unwrap_transpose
+from ._common import check_kind, check_output_shape, computed, output_args, unwrap_transpose
 from .writeback import write_back
 
 xp = backend.xp
@@ -263,7 +263,7 @@ def extract(C, A, rows, cols=_NO_COLS, *, mask=None, accum=None, desc=None):
     check_output_shape(C, shape)
     m, acc, d = output_args(C, mask, accum, d, unwrap_transpose(A)[0].dtype)
     # C⟨M, replace⟩ = accum(C, T)
-    return write_back(C, compute(), mask=m, accum=acc, replace=d.replace)
+    return write_back(C, computed(C, m, compute), mask=m, accum=acc, replace=d.replace)
 
 
 # ---------------------------------------------------------------------------- methods

@@ -19,7 +19,8 @@ from ..errors import InvalidValue
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast
-from ._common import check_kind, check_output_shape, matrix_input, output_args, unwrap_transpose
+from ._common import (check_kind, check_output_shape, computed, matrix_input, output_args,
+                      unwrap_transpose)
 from ._opargs import ewise_binary, result_array
 from .writeback import write_back
 
@@ -37,7 +38,8 @@ def kronecker(C, A, B, op, *, mask=None, accum=None, desc=None):
     typed = ewise_binary(op, A.dtype, B.dtype, "mult")
     check_output_shape(C, (A.nrows * B.nrows, A.ncols * B.ncols))
     mask, acc, d = output_args(C, mask, accum, d, typed.out_type)
-    return write_back(C, _kron(A, B, typed), mask=mask, accum=acc, replace=d.replace)
+    T = computed(C, mask, lambda: _kron(A, B, typed))
+    return write_back(C, T, mask=mask, accum=acc, replace=d.replace)
 
 
 def _operand(X, transpose, structure, what):

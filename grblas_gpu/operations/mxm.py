@@ -43,7 +43,7 @@ from ..types import cast, cast_scalar
 from ..vector import Vector
 from . import _stages
 from ._common import check_kind, check_output_shape, output_args, unwrap_transpose
-from .writeback import write_back
+from .writeback import allows_nothing, write_back
 
 xp = backend.xp
 log = logging.getLogger("grblas_gpu.mxm")
@@ -92,6 +92,7 @@ def mxm(C, A, B, semiring="plus_times", *, mask=None, accum=None, desc=None,
     fp = None
     if request is not Request.COMPUTE_ALL:
         fp = _stages.fingerprint((C, A, B, mask), (typed, acc, desc, ta, tb))
+        _stages.check_buffers(C, (C, A, B, mask))
         if request is Request.FILL_ENTRIES:
             with memory.oom_guard("mxm FILL_ENTRIES"):
                 return _stages.fill_entries(C, fp)
@@ -99,8 +100,11 @@ def mxm(C, A, B, semiring="plus_times", *, mask=None, accum=None, desc=None,
 
     # ---- compute T
     with memory.oom_guard("mxm"):
-        T, t_is_masked = _product(A, ta, B, tb, typed, mask if usable_mask else None, desc,
-                                  method, (m, n))
+        if allows_nothing(mask):  # C⟨!NULL⟩: nothing to compute
+            T, t_is_masked = Matrix(typed.monoid.type, m, n), True
+        else:
+            T, t_is_masked = _product(A, ta, B, tb, typed, mask if usable_mask else None, desc,
+                                      method, (m, n))
         if request is Request.FILL_NNZ:
             return _stages.fill_nnz(C, T, fp, mask=mask, accum=acc, replace=desc.replace,
                                     t_is_masked=t_is_masked)

@@ -48,7 +48,7 @@ from ..types import cast
 from ..vector import Vector
 from . import _stages
 from ._common import check_kind, check_output_shape, output_args, unwrap_transpose
-from .writeback import write_back
+from .writeback import allows_nothing, write_back
 
 xp = backend.xp
 
@@ -131,6 +131,7 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
     fp = None
     if request is not Request.COMPUTE_ALL:
         fp = _stages.fingerprint((w, A, u, mask), (what, typed, acc, d, transpose, direction))
+        _stages.check_buffers(w, (w, A, u, mask))
         if request is Request.FILL_ENTRIES:
             return _fill_entries(w, fp)
 
@@ -140,7 +141,9 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
         choice = _choose(u, mask, nrows, direction)
         _report(what, choice)
         full = None  # T's count, when known without counting
-        if choice.direction == "pull":
+        if allows_nothing(mask):  # w⟨!NULL⟩: nothing to compute
+            form, a, b = "sparse", *Vector(prod.tout, nrows)._sparse()
+        elif choice.direction == "pull":
             B = _compressed(A, b_is_a, a_structure, prod.reads[0])
             U = _dense_operand(u, u_structure, prod.reads[1])
             form, a, b = spmv.pull(B, U, prod, _dense_mask(mask, nrows),

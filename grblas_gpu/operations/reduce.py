@@ -27,7 +27,7 @@ from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar
 from ..vector import Vector
-from ._common import check_kind, matrix_input, output_args, unwrap_transpose
+from ._common import check_kind, computed, matrix_input, output_args, unwrap_transpose
 from ._opargs import reduce_op, result_array, scalar_of
 from .writeback import write_back
 
@@ -57,7 +57,8 @@ def _rowwise(w, A, op, mask, accum, desc, flip):
     typed = _vector_op(op, A.dtype)
     mask, acc, d = output_args(w, mask, accum, d, typed.out_type)
     A = matrix_input(A, transpose, d.structure_first, "A")
-    return write_back(w, _rows_reduced(A, typed), mask=mask, accum=acc, replace=d.replace)
+    T = computed(w, mask, lambda: _rows_reduced(A, typed))
+    return write_back(w, T, mask=mask, accum=acc, replace=d.replace)
 
 
 def _vector_op(op, t):

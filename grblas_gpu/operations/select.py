@@ -20,7 +20,7 @@ from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import BOOL, cast, cast_scalar
 from ..vector import Vector
-from ._common import output_args, unwrap_transpose
+from ._common import computed, output_args, unwrap_transpose
 from ._opargs import indexunary, scalar_of
 from .apply import _evaluate, _indices, _like, _operand, _values_of, _zero, entries_kernel
 from .writeback import write_back
@@ -36,7 +36,8 @@ def select(C, A, op, thunk=None, *, mask=None, accum=None, desc=None):
     A = _operand(C, A, d)
     typed, s = _plan(A.dtype, op, thunk)
     mask, acc, d = output_args(C, mask, accum, d, A.dtype)
-    return write_back(C, _compute(A, typed, s), mask=mask, accum=acc, replace=d.replace)
+    T = computed(C, mask, lambda: _compute(A, typed, s))
+    return write_back(C, T, mask=mask, accum=acc, replace=d.replace)
 
 
 def _plan(a_type, op, thunk):

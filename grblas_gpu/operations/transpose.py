@@ -8,7 +8,8 @@ A's cached CSC form (built once, O(nvals)); ``A.T`` alone computes nothing until
 """
 from ..descriptor import as_descriptor
 from ..matrix import Matrix
-from ._common import check_kind, check_output_shape, matrix_input, output_args, unwrap_transpose
+from ._common import (check_kind, check_output_shape, computed, matrix_input, output_args,
+                      unwrap_transpose)
 from .writeback import write_back
 
 __all__ = ["transpose"]
@@ -23,5 +24,5 @@ def transpose(C, A, *, mask=None, accum=None, desc=None):
     flip = not (view != d.transpose_first)  # GrB_transpose transposes once more
     check_output_shape(C, A.shape[::-1] if flip else A.shape)
     mask, acc, d = output_args(C, mask, accum, d, A.dtype)
-    T = matrix_input(A, flip, d.structure_first, "A")
+    T = computed(C, mask, lambda: matrix_input(A, flip, d.structure_first, "A"))
     return write_back(C, T, mask=mask, accum=acc, replace=d.replace)

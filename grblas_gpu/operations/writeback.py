@@ -27,7 +27,7 @@ from ._keys import (build_like as _build_like, entries as _entries, linear_keys 
 
 xp = backend.xp
 
-__all__ = ["write_back", "check_mask_shape"]
+__all__ = ["write_back", "check_mask_shape", "allows_nothing"]
 
 
 def check_mask_shape(C, mask):
@@ -45,6 +45,11 @@ def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False)
     if T.shape != C.shape or type(T) is not type(C):
         raise DimensionMismatch(f"result {T.shape} does not match output {C.shape}")
     check_mask_shape(C, mask)
+    if allows_nothing(mask):
+        # C⟨M⟩ with M allowing nothing (C⟨!NULL⟩): no write, accum included; replace clears C
+        if replace and not _stores_nothing(C):
+            C._swap_in(type(C)(C.dtype, *C.shape))
+        return C
     if mask is None or (t_is_masked and accum is None and replace):
         if accum is None:
             C._swap_in(T._cast_to(C.dtype))
@@ -59,6 +64,12 @@ def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False)
         new = _merged(C, T, mask, accum, replace)
     C._swap_in(new)
     return C
+
+
+def allows_nothing(mask):
+    """The mask is known, without a device sync, to allow no output: not complemented, and
+    its object holds no entry (C⟨!NULL⟩ is such a mask, mask.materialize)."""
+    return mask is not None and not mask.complement and _stores_nothing(mask.parent)
 
 
 def _stores_nothing(C):
