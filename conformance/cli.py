@@ -15,6 +15,8 @@
                        type so that parts compile disjoint kernels: run the parts as parallel
                        processes (NVRTC compiles one kernel at a time per process)
     --merge A.json ... the combined table of parts' --json files (no cases run)
+    --fuzz N           N random cases (conformance.fuzz) instead of the enumerated ones;
+                       deterministic for --seed; --ops, --types, --shard and --json apply
 
 Exit code: 0 when nothing failed, 1 on any failure, 2 on bad arguments.
 """
@@ -37,6 +39,8 @@ def _parser():
                       help="everything: every operator x type, flag combination, LAGraph file")
     mode.add_argument("--tiny", action="store_const", dest="mode", const="tiny",
                       help=argparse.SUPPRESS)  # the test suite's smallest plan
+    mode.add_argument("--fuzz", type=int, default=None, metavar="N",
+                      help="N random cases drawn from every axis (deterministic for --seed)")
     p.add_argument("--ops", default=None, help="comma-separated operations")
     p.add_argument("--types", default=None, help="comma-separated GraphBLAS type names")
     p.add_argument("--seed", type=int, default=0, help="operand values and sampling")
@@ -87,7 +91,13 @@ def main(argv=None):
             return 2
     plan = Plan(mode=args.mode, seed=args.seed, types=types)
     try:
-        cases = enumerate_cases(plan, _split(args.ops))
+        if args.fuzz is not None:
+            from .fuzz import fuzz_cases
+
+            args.mode = "fuzz"
+            cases = fuzz_cases(args.fuzz, args.seed, _split(args.ops), types)
+        else:
+            cases = enumerate_cases(plan, _split(args.ops))
     except UnknownOperation as e:
         print(f"--ops: {e}", file=sys.stderr)
         return 2

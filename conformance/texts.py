@@ -4,7 +4,7 @@ Cases are executed as source text (so that reproducers are exactly what ran); th
 functions spell a case's values the same way for grblas_gpu and python-graphblas.
 """
 
-__all__ = ["scalar_text", "index_text", "mask_text"]
+__all__ = ["scalar_text", "index_text", "mask_text", "alias_text"]
 
 
 def scalar_text(value, tname):
@@ -33,6 +33,9 @@ def mask_text(case, lib):
     mask = case.p("mask", "none")
     if mask == "none":
         return None, {}
+    if mask == "comp":  # the descriptor's complement with no mask: nothing may be written
+        # (python-graphblas cannot say it; an empty structural mask M means the same)
+        return (None, {"mask_complement": True}) if lib == "gg" else ("M.S", {})
     if lib == "gg" and case.p("mask_via") == "desc":
         fields = {}
         if "S" in mask:
@@ -41,3 +44,10 @@ def mask_text(case, lib):
             fields["mask_complement"] = True
         return "M", fields
     return f"{'~' if '~' in mask else ''}M.{mask[-1]}", {}
+
+
+def alias_text(case, out):
+    """Lines making inputs (or the mask) the output object itself (``alias``: their names),
+    for calls such as C = A ⊕.⊗ C or C⟨C⟩ = ...: the operation must read them as they were."""
+    return "".join(f"{name} = {out}  # aliased: the output is also {name}\n"
+                   for name in case.p("alias", ()))
