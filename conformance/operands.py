@@ -128,13 +128,13 @@ def _coordinates(rng, shape, fill):
         flat = sorted(int(f) for f in picks)
         return (np.array([f // ncols for f in flat], dtype=np.int64),
                 np.array([f % ncols for f in flat], dtype=np.int64))
+    if fill == "dups" and n:  # repeats of a few positions, in no order (exact Python ints)
+        pool = [_pick(rng, shape, pool=n > 10**7) for _ in range(4)]
+        flat = [pool[k] for k in rng.integers(len(pool), size=int(rng.integers(1, 13)))]
+        return (np.array([f // ncols for f in flat], dtype=np.int64),
+                np.array([f % ncols for f in flat], dtype=np.int64))
     if n > 10**7:
         raise ValueError(f"fill {fill!r} on {shape} would hold too many entries")
-    if fill == "dups":  # repeats of a few positions, in no order
-        pool = rng.choice(n, size=min(n, 4), replace=False)
-        flat = pool[rng.integers(len(pool), size=int(rng.integers(1, 13)))]
-        rows, cols = np.divmod(flat.astype(np.int64), ncols)
-        return rows, cols
     if fill == "skewed":
         # about 4 entries a row, plus a full row 0: a heavy row (a full column as well would
         # make a product's output an outer product, millions of entries)

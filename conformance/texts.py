@@ -25,6 +25,8 @@ def index_text(key, lib):
         return ":" if lib == "gb" else "gg.ALL"
     if isinstance(key, int):
         return repr(key)
+    if not key:  # typed: python-graphblas reads an empty list as float64
+        return "np.array([], dtype=np.int64)"
     return repr([int(k) for k in key])
 
 
