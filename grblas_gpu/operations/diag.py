@@ -15,7 +15,7 @@ import numpy as np
 from .. import backend
 from ..errors import InvalidValue
 from ..kernels.structured import SHAPE_KEYS, diagonal_shape
-from ..matrix import Matrix
+from ..matrix import Matrix, _check_pointer_length
 from ..transposed import TransposedMatrix
 from ..vector import Vector
 from ._common import unwrap_transpose
@@ -38,6 +38,7 @@ def matrix_diag(v, k=0):
         raise InvalidValue(f"Matrix.diag needs a Vector, got {type(v).__name__}")
     k = _offset(k)
     n = v.size + abs(k)
+    _check_pointer_length(n, "nrows")  # D's n + 1 row offsets: refused before any allocation
     idx, vals = v._sparse()
     idx = idx.astype(np.int64)
     rows, cols = (idx, idx + k) if k >= 0 else (idx - k, idx)
