@@ -96,8 +96,10 @@ def _one(rng, names, types, plan):
         cfg["accum"] = _binary(rng)
     if (has_out or fam.name == "build") and rng.random() < 0.25:
         out_type = catalog.TYPE_NAMES[rng.integers(len(catalog.TYPE_NAMES))]
-    if fam.op_kind is not None and rng.random() < 0.2:
+    if fam.op_kind is not None and rng.random() < 0.2 and not _value_select(fam, name):
         t, input_types = _mixed(rng, fam, t, valid)
+    if fam.name == "mxm" and catalog.gb_positional("semiring", name):
+        cfg["t1"] = False  # SuiteSparse 9.4's A*B' gives 0 for min_firsti: see _value_select
     tags = ("strict",) if strict else ()
     misfit = fam.misfit_target() if has_out and rng.random() < 0.04 else None
     tags += ("invalid",) if misfit is not None else ()
@@ -105,11 +107,19 @@ def _one(rng, names, types, plan):
     case = fam.make(plan, name, t, cfg, lay, rng, tags=tags, out_type=out_type,
                     input_types=input_types, misfit=misfit)
     case = _values(rng, case, fam)
-    if has_out and misfit is None and rng.random() < 0.2:
+    if has_out and misfit is None and rng.random() < 0.2 and not _value_select(fam, name):
         case = _alias(rng, case, fam)
     if kind is not None:
         case = case.with_param(op_kind=kind)
     return case.with_param(form=fam.form) if isinstance(top, Forms) else case
+
+
+def _value_select(fam, name):
+    """Where SuiteSparse 9.4 (the reference) is wrong, the fuzzer does not go: a value select
+    on A of another type than the operator's (valuelt[FP64] with thunk 1.71 keeps a UINT32
+    3 and drops a 0), and mxm's positional semirings with B transposed by the descriptor
+    (min_firsti gives 0 where B' materialised gives the row index)."""
+    return fam.name == "select" and str(name).startswith("value")
 
 
 @functools.lru_cache(maxsize=None)

@@ -61,10 +61,18 @@ class _BuildMatrix(_Fresh):
     def call(self, case, op, kw, lib="gg"):
         shape = case.operand("T").shape
         size = f"nrows={shape[0]}, ncols={shape[1]}" if len(shape) == 2 else f"size={shape[0]}"
-        keys = "T[0], T[1], T[2]" if len(shape) == 2 else "T[0], T[1]"
+        keys = ", ".join(f"T[{k}]" for k in range(len(shape))) + ", "
         kind = "Matrix" if len(shape) == 2 else "Vector"
-        return (f"{self.output} = {lib}.{kind}.from_coo({keys}, {size}, "
+        values = "T[-1]"
+        if lib == "gb":  # it casts the values with NumPy (wrapping); SuiteSparse saturates
+            values = "X.to_coo()[1]"
+        return (f"{self.output} = {lib}.{kind}.from_coo({keys}{values}, {size}, "
                 f"dtype={case.p('out_type')!r}, dup_op={op})")
+
+    def reference_source(self, case, op):
+        cast = (f"X = gb.Vector.from_coo(np.arange(len(T[-1])), T[-1], size=len(T[-1]))"
+                f".dup(dtype={case.p('out_type')!r})  # SuiteSparse's typecast\n")
+        return cast + self.call(case, op, "", lib="gb")
 
 
 class _BuildVector(_BuildMatrix):
