@@ -26,7 +26,8 @@ def test_draws_cover_the_axes():
     labels = " ".join(c.label for c in cases)
     for piece in ("mask=comp", "mask=~S", "mask=V", "mask_via=desc", "replace", "accum=",
                   "alias=", ",iso", ",special", "op_kind=binary", "dups(", "(0x", "(1x",
-                  "x1,", "types=", "misfit="):
+                  "x1,", "types=", "misfit=", "method=hash", "request=two_stage",
+                  "request=overlapping_buffers"):
         assert piece in labels, piece
     types = {op.dtype for c in cases for _, op in c.operands}
     assert len(types) == 11
