@@ -16,6 +16,8 @@
                        processes (NVRTC compiles one kernel at a time per process)
     --merge A.json ... the combined table of parts' --json files (no cases run)
     --debug            show the traceback of an error
+    --fuzz N           N random cases (conformance.fuzz) instead of the enumerated ones;
+                       deterministic for --seed; --ops, --types, --shard and --json apply
 
 Exit code: 0 when nothing failed, 1 on any failure (a failed case, or an error: one line
 on stderr), 2 on bad arguments (grblas_gpu.cli_errors).
@@ -42,6 +44,8 @@ def _parser(prog="python -m conformance"):
                       help="everything: every operator x type, flag combination, LAGraph file")
     mode.add_argument("--tiny", action="store_const", dest="mode", const="tiny",
                       help=argparse.SUPPRESS)  # the test suite's smallest plan
+    mode.add_argument("--fuzz", type=int, default=None, metavar="N",
+                      help="N random cases drawn from every axis (deterministic for --seed)")
     p.add_argument("--ops", default=None, help="comma-separated operations")
     p.add_argument("--types", default=None, help="comma-separated GraphBLAS type names")
     p.add_argument("--seed", type=int, default=0, help="operand values and sampling")
@@ -99,7 +103,13 @@ def _main(argv, prog):
             raise UsageError(f"--types: {e}") from None
     plan = Plan(mode=args.mode, seed=args.seed, types=types)
     try:
-        cases = enumerate_cases(plan, _split(args.ops))
+        if args.fuzz is not None:
+            from .fuzz import fuzz_cases
+
+            args.mode = "fuzz"
+            cases = fuzz_cases(args.fuzz, args.seed, _split(args.ops), types)
+        else:
+            cases = enumerate_cases(plan, _split(args.ops))
     except UnknownOperation as e:
         raise UsageError(f"--ops: {e}") from None
     if args.shard:

@@ -9,7 +9,12 @@ as literals in reproducers.
 Fills: ``empty``, ``one`` (one entry), ``few`` (hypersparse: three entries on rows and
 columns drawn from a small pool, so that products of two ``few`` operands meet), ``sparse``
 (20%), ``half``, ``full``, ``file`` (a LAGraph Matrix Market file, read with
-grblas_gpu.io.read_mm, cast to the operand's type).
+grblas_gpu.io.read_mm, cast to the operand's type), ``dups`` (unsorted coordinates with
+repeats, drawn from a few positions: a build's input tuples).
+
+Storage: ``dense`` (a grblas_gpu Vector in its bitmap form), ``iso`` (every value equal,
+built from one scalar: an iso-valued object in both libraries), ``tuples`` (not an object:
+the host arrays themselves, for a build).
 """
 import functools
 import os
@@ -34,8 +39,8 @@ class Operand:
     fill: str          # see the module docstring
     seed: int = 0
     file: str = None   # LAGraph file name when fill == "file"
-    domain: str = None  # "nonzero" or "small" (0..3): see random_values
-    storage: str = None  # "dense": a grblas_gpu Vector in its dense (bitmap) form
+    domain: str = None  # "nonzero", "small" (0..3) or "special": see random_values
+    storage: str = None  # "dense", "iso" or "tuples": see the module docstring
 
     def with_(self, **changes):
         return _replace(self, **changes)
@@ -44,8 +49,9 @@ class Operand:
     def label(self):
         dims = "x".join("2**40" if d == HUGE else str(d) for d in self.shape)
         what = self.file if self.fill == "file" else self.fill
-        dense = ",dense" if self.storage == "dense" else ""
-        return f"{what}({dims},{self.dtype}{dense})"
+        extra = "".join(f",{x}" for x in (self.storage, self.domain)
+                        if x in ("dense", "iso", "special"))
+        return f"{what}({dims},{self.dtype}{extra})"
 
 
 @dataclass
@@ -72,12 +78,18 @@ class Data:
 
     def build(self, lib):
         """This operand in ``lib`` (grblas_gpu, graphblas or conformance.spec)."""
+        if self.storage == "tuples":  # the same host arrays for every library
+            keys = (self.rows,) if self.cols is None else (self.rows, self.cols)
+            return (*(k.copy() for k in keys), self.values.copy())
+        values = self.values
+        if self.storage == "iso" and self.nvals:
+            values = self.values[0].item()
         if self.kind == "vector":
-            v = lib.Vector.from_coo(self.rows, self.values, size=self.shape[0], dtype=self.dtype)
+            v = lib.Vector.from_coo(self.rows, values, size=self.shape[0], dtype=self.dtype)
             if self.storage == "dense" and hasattr(v, "set_format"):  # grblas_gpu only
                 v.set_format("dense")
             return v
-        return lib.Matrix.from_coo(self.rows, self.cols, self.values, nrows=self.shape[0],
+        return lib.Matrix.from_coo(self.rows, self.cols, values, nrows=self.shape[0],
                                    ncols=self.shape[1], dtype=self.dtype)
 
 
@@ -94,9 +106,12 @@ def _data(op):
     else:
         rows, cols = _coordinates(rng, op.shape, op.fill)
         values = random_values(rng, len(rows), op.dtype, op.domain)
+    if op.storage == "iso":
+        values = np.full(len(rows), values[0] if len(values) else 0, dtype=values.dtype)
     if op.kind == "vector":
         return Data("vector", op.shape, op.dtype, rows, None, values, op.storage)
-    return Data("matrix", op.shape, op.dtype, rows, cols, values)
+    return Data("matrix", op.shape, op.dtype, rows, cols, values,
+                op.storage if op.storage in ("iso", "tuples") else None)
 
 
 def _coordinates(rng, shape, fill):
@@ -111,6 +126,11 @@ def _coordinates(rng, shape, fill):
         else:
             picks = {_pick(rng, shape, pool=True) for _ in range(3)}
         flat = sorted(int(f) for f in picks)
+        return (np.array([f // ncols for f in flat], dtype=np.int64),
+                np.array([f % ncols for f in flat], dtype=np.int64))
+    if fill == "dups" and n:  # repeats of a few positions, in no order (exact Python ints)
+        pool = [_pick(rng, shape, pool=n > 10**7) for _ in range(4)]
+        flat = [pool[k] for k in rng.integers(len(pool), size=int(rng.integers(1, 13)))]
         return (np.array([f // ncols for f in flat], dtype=np.int64),
                 np.array([f % ncols for f in flat], dtype=np.int64))
     if n > 10**7:
@@ -150,8 +170,13 @@ def random_values(rng, n, dtype, domain=None):
     division) without making every product overflow. ``domain`` narrows them where
     python-graphblas's numba-built operators leave integers undefined: "nonzero" (floordiv
     by 0) or "small", 0..3 (rpow: numba wraps and mishandles negative exponents, where
-    SuiteSparse's pow saturates)."""
+    SuiteSparse's pow saturates). "special" mixes NaN, ±inf and -0.0 into float values."""
     npt = np.dtype(_np_name(dtype))
+    if domain == "special" and npt.kind == "f":
+        v = rng.uniform(-4, 4, size=n).astype(npt)
+        pick = rng.random(n) < 0.4
+        v[pick] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0], dtype=npt), size=n)[pick]
+        return v
     if npt.kind == "b":
         if domain == "nonzero":
             return np.ones(n, dtype=bool)

@@ -18,7 +18,7 @@ The translation is direct, one GraphBLAS call per case:
 Statements assign the result to the family's output name (C, w, or s).
 """
 from . import catalog
-from .texts import index_text, mask_text, scalar_text
+from .texts import alias_text, index_text, mask_text, scalar_text
 
 __all__ = ["source", "alternatives", "op_text"]
 
@@ -95,6 +95,7 @@ _EXPR = {
     "apply": lambda c, x, op: _apply_expr(c, x[0], op),
     "select": lambda c, x, op: f"{x[0]}.select({op}, {_scalar(c, 'thunk')})",
     "reduce_rowwise": lambda c, x, op: f"{x[0]}.reduce_rowwise({op})",
+    "reduce_columnwise": lambda c, x, op: f"{x[0]}.reduce_columnwise({op})",
     "transpose": lambda c, x, op: x[0][:-2] if x[0].endswith(".T") else f"{x[0]}.T",
     "extract": lambda c, x, op: f"{x[0]}[{_index_text(c)}]",
 }
@@ -125,7 +126,8 @@ def _reduce_scalar(case, family, op):
     method = "reduce" if family.form == "vector" else "reduce_scalar"
     lines = [f"t = {x}.{method}({op}).new()",
              "# an empty reduction gives the monoid's identity (GrB_reduce to a C scalar)",
-             f"s = t.value if t.value is not None else {op}[t.dtype].identity",
+             f"monoid = {op}.monoid if isinstance({op}, gb.core.operator.BinaryOp) else {op}",
+             "s = t.value if t.value is not None else monoid[t.dtype].identity",
              "s = np.array(s, dtype=t.dtype.np_type)[()]"]
     if case.p("accum"):
         lines += [f"S = gb.Scalar.from_value({_scalar(case, 'initial')})",
@@ -157,10 +159,15 @@ def source(case, family, variant=None):
     """python-graphblas statements for a case (``variant``: an operator (kind, name) to use
     in place of the case's, for ANY bounds)."""
     kind, name = variant or (family.op_kind, case.p("operator"))
+    op = op_text(kind, name) if name else None
+    if hasattr(family, "reference_source"):  # the family spells python-graphblas's call
+        return family.reference_source(case, op)
     special = _SPECIAL.get(family.name)
     if special is not None:
-        return special(case, family, op_text(kind, name) if name else None)
+        return alias_text(case, family.output) + special(
+            case, family, op_text(kind, name) if name else None)
     lines, texts = _inputs(case, family.inputs)
+    lines = alias_text(case, family.output).splitlines() + lines
     expr = _EXPR[family.name](case, [texts[n] for n in family.inputs],
                               op_text(kind, name) if name else None)
     lines.append(f"{_lhs(case, family.output)} << {expr}")

@@ -116,15 +116,21 @@ def _operand_line(name, d, op):
         return (f"    {name} = conformance.operands.data(conformance.operands.{op!r}).build(lib)"
                 f"  # {d.nvals} entries")
     rows = repr([int(x) for x in d.rows])
+    values = _values_literal(d.values, d.dtype)
+    if d.storage == "tuples":  # a build's input: the arrays themselves
+        keys = [d.rows] if d.cols is None else [d.rows, d.cols]
+        arrays = [f"np.array({[int(x) for x in k]!r}, dtype=np.int64)" for k in keys]
+        return f"    {name} = ({', '.join(arrays + [values])})"
+    if d.storage == "iso" and d.nvals:  # one scalar: an iso-valued object
+        values = f"{values}[0].item()"
     if d.kind == "vector":
-        line = (f"    {name} = lib.Vector.from_coo({rows}, {_values_literal(d.values, d.dtype)}, "
+        line = (f"    {name} = lib.Vector.from_coo({rows}, {values}, "
                 f"size={_dim(d.shape[0])}, dtype={d.dtype!r})")
         if d.storage == "dense":
             line += (f"\n    if lib is gg:\n        {name}.set_format('dense')"
                      "  # grblas_gpu's bitmap form")
         return line
     cols = repr([int(x) for x in d.cols])
-    values = _values_literal(d.values, d.dtype)
     return (f"    {name} = lib.Matrix.from_coo({rows}, {cols}, {values}, "
             f"nrows={_dim(d.shape[0])}, ncols={_dim(d.shape[1])}, dtype={d.dtype!r})")
 

@@ -4,7 +4,7 @@ Cases are executed as source text (so that reproducers are exactly what ran); th
 functions spell a case's values the same way for grblas_gpu and python-graphblas.
 """
 
-__all__ = ["scalar_text", "index_text", "mask_text"]
+__all__ = ["scalar_text", "index_text", "mask_text", "alias_text"]
 
 
 def scalar_text(value, tname):
@@ -25,6 +25,8 @@ def index_text(key, lib):
         return ":" if lib == "gb" else "gg.ALL"
     if isinstance(key, int):
         return repr(key)
+    if not key:  # typed: python-graphblas reads an empty list as float64
+        return "np.array([], dtype=np.int64)"
     return repr([int(k) for k in key])
 
 
@@ -43,6 +45,9 @@ def mask_text(case, lib):
         if lib == "gg":
             return None, {"mask_complement": True} if "~" in mask else {}
         return ("type(M)(bool, *M.shape).S" if "~" in mask else None), {}
+    if mask == "comp":  # the descriptor's complement with no mask: nothing may be written
+        # (python-graphblas cannot say it; an empty structural mask M means the same)
+        return (None, {"mask_complement": True}) if lib == "gg" else ("M.S", {})
     if lib == "gg" and case.p("mask_via") == "desc":
         fields = {}
         if "S" in mask:
@@ -51,3 +56,10 @@ def mask_text(case, lib):
             fields["mask_complement"] = True
         return "M", fields
     return f"{'~' if '~' in mask else ''}M.{mask[-1]}", {}
+
+
+def alias_text(case, out):
+    """Lines making inputs (or the mask) the output object itself (``alias``: their names),
+    for calls such as C = A ⊕.⊗ C or C⟨C⟩ = ...: the operation must read them as they were."""
+    return "".join(f"{name} = {out}  # aliased: the output is also {name}\n"
+                   for name in case.p("alias", ()))

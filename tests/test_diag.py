@@ -53,3 +53,13 @@ def test_bad_input():
         A.diag("x")
     with pytest.raises(InvalidValue):
         v.diag(1.5j)
+
+
+def test_a_diagonal_too_long_for_row_offsets_is_refused_before_allocating():
+    # D would need over 2**40 row offsets: refused (NotSupported), v left as it was
+    v = gg.Vector.from_coo([5, 2**33 + 5], [1.0, 2.0], size=2**40)
+    before = [a.tolist() for a in v.to_coo()]
+    for k in (0, 3, -3):
+        with pytest.raises(gg.NotSupported):
+            gg.Matrix.diag(v, k)
+    assert [a.tolist() for a in v.to_coo()] == before and v.size == 2**40

@@ -6,10 +6,12 @@ shapes of its operands for given dimensions; ``cases`` then builds the blocks de
 ``conformance.cases``. Descriptor flags are named as python-graphblas names its descriptors:
 t0/t1 (transpose the first/second input), s0/s1 (use only its structure: an iso-1 copy).
 """
+import functools
+
 from .. import catalog
 from ..cases import Case, Family, configs, cover, layouts, operand, params
 from ..operands import HUGE, lagraph_files
-from ..texts import mask_text
+from ..texts import alias_text, mask_text
 
 __all__ = ["OutputFamily", "Forms", "FLAG_FIELDS", "gpu_kwargs", "out_type_of", "spec_source",
            "accum_for", "skip_case", "NULL_MASK_CONFIGS"]
@@ -272,10 +274,21 @@ class OutputFamily(Family):
     # -------------------------------------------------------------- sources
     def gpu_source(self, case):
         op = catalog.gg_expr(self.op_kind, case.p("operator")) if self.op_kind else None
-        return self.call(case, op, gpu_kwargs(case, self.flags))
+        return alias_text(case, self.output) + self.call(case, op, gpu_kwargs(case, self.flags))
+
+    def for_case(self, case):
+        """This family, or its copy taking operators of the case's ``op_kind`` (the fuzzer
+        reduces with binary operators, monoid or not, where the suite uses monoids)."""
+        kind = case.p("op_kind")
+        return self if kind in (None, self.op_kind) else _with_op_kind(type(self), kind)
 
     def nterms(self, case, data):
         return 2 + (1 if case.p("accum") else 0)
+
+
+@functools.lru_cache(maxsize=None)
+def _with_op_kind(cls, kind):
+    return type(cls.__name__, (cls,), {"op_kind": kind})()
 
 
 def value_domain(name, t):
@@ -436,7 +449,7 @@ class Forms(Family):
         return out
 
     def for_case(self, case):
-        return self._forms.get(case.p("form"), next(iter(self._forms.values())))
+        return self._forms.get(case.p("form"), next(iter(self._forms.values()))).for_case(case)
 
     def available(self):
         return next(iter(self._forms.values())).available()

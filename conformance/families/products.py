@@ -9,7 +9,7 @@ from ..cases import register
 from ..operands import data
 from ._common import OutputFamily
 
-REQUESTS = ("two_stage",)
+REQUESTS = ("two_stage", "overlapping_buffers")  # the second: stage 2 misused first
 METHODS = ("auto", "dot", "gustavson", "hash")
 SEMIRING_REPS = ("plus_times", "min_plus", "any_pair", "lor_land", "max_second", "plus_pair",
                  "min_first", "max_min", "any_second", "plus_min")
@@ -49,8 +49,8 @@ class Mxm(OutputFamily):
         extra = ""
         if case.p("method", "auto") != "auto":
             extra += f", method=gg.Method.{case.p('method').upper()}"
-        if case.p("request") == "two_stage":
-            return _two_stage(op, kw + extra)
+        if case.p("request") in REQUESTS:
+            return _two_stage(op, kw + extra, case.p("request") == "overlapping_buffers")
         if case.p("request") in MATRIX_ALIASES:
             return _aliased_stages(case.p("request"), op, kw + extra)
         return f"gg.mxm(C, A, B, {op}{kw}{extra})"
@@ -80,7 +80,7 @@ class Mxm(OutputFamily):
         out = []
         i = 0
         for method in METHODS:
-            for request in ("all",) + REQUESTS:
+            for request in ("all", "two_stage"):
                 if method == "auto" and request == "all":
                     continue  # that is every other case
                 for cfg in cfgs:
@@ -104,20 +104,40 @@ class Mxm(OutputFamily):
         return terms + 1 + (1 if case.p("accum") else 0)
 
 
-def _two_stage(op, kw):
+def _overlapping(out, attach, call):
+    """Stage 2 tried first with index and value buffers that are views of one array (the
+    caller's mistake): InvalidValue, changing nothing, so that the proper stage 2 still
+    completes the request (accepted, it corrupts the entries and the proper stage 2 then
+    finds no request pending)."""
+    return [
+        "# stage 2 misused: indices and values share memory (must raise InvalidValue)",
+        f"if {out}.nvals:",
+        f"    shared = gg.backend.xp.zeros({out}.nvals * 8, dtype=np.uint8)",
+        f"    size = {out}.nvals * np.dtype({out}.dtype.np_type).itemsize",
+        "    try:",
+        f"        {attach.format('shared.view(np.int64)', f'shared[:size].view({out}.dtype.np_type)')}",
+        f"        {call}",
+        "    except gg.InvalidValue:",
+        "        pass"]
+
+
+def _two_stage(op, kw, overlap=False):
     """oneMKL's two-stage sequence: FILL_NNZ computes C's row pointers into a buffer the caller
     set, then the caller sizes C's indices and values and FILL_ENTRIES fills them."""
     xp = "gg.backend.xp"
+    fill = f"gg.mxm(C, A, B, {op}{kw}, request=gg.Request.FILL_ENTRIES)"
+    misuse = _overlapping("C", "C.set_csr(indptr=indptr, indices={}, values={})", fill)
     return "\n".join([
         "# stage 1: row pointers only (oneMKL's MKL_GRAPH_REQUEST_FILL_NNZ)",
         f"indptr = {xp}.zeros(C.nrows + 1, dtype=np.int64)",
         "C.set_csr(indptr=indptr)",
         f"gg.mxm(C, A, B, {op}{kw}, request=gg.Request.FILL_NNZ)",
+        *(misuse if overlap else []),
         "# stage 2: the caller allocates nvals indices and values, then FILL_ENTRIES",
         f"indices = {xp}.zeros(C.nvals, dtype=np.int64)",
         f"values = {xp}.zeros(C.nvals, dtype=C.dtype.np_type)",
         "C.set_csr(indptr=indptr, indices=indices, values=values)",
-        f"gg.mxm(C, A, B, {op}{kw}, request=gg.Request.FILL_ENTRIES)",
+        fill,
     ])
 
 
@@ -187,13 +207,15 @@ def _alias_cases(family, plan, kinds, reps):
                         tags=("misuse",)) for i, kind in enumerate(kinds)]
 
 
-def _vector_two_stage(template, op, kw):
+def _vector_two_stage(template, op, kw, overlap=False):
     """The two-stage sequence on a Vector output: FILL_NNZ sets w.nvals to the pending count,
     the caller attaches index and value buffers of that length, FILL_ENTRIES fills them."""
     xp = "gg.backend.xp"
+    misuse = _overlapping("w", "w.set_sparse({}, {})", template.format(op, kw, "FILL_ENTRIES"))
     return "\n".join([
         "# stage 1: the count only (oneMKL's MKL_GRAPH_REQUEST_FILL_NNZ); w is unchanged",
         template.format(op, kw, "FILL_NNZ"),
+        *(misuse if overlap else []),
         "# stage 2: the caller allocates nvals indices and values, then FILL_ENTRIES",
         f"indices = {xp}.zeros(w.nvals, dtype=np.int64)",
         f"values = {xp}.zeros(w.nvals, dtype=w.dtype.np_type)",
@@ -252,8 +274,9 @@ class Mxv(OutputFamily):
                 "u": ("vector", (d["k"],))}
 
     def call(self, case, op, kw):
-        if case.p("request") == "two_stage":
-            return _vector_two_stage("gg.mxv(w, A, u, {}{}, request=gg.Request.{})", op, kw)
+        if case.p("request") in REQUESTS:
+            return _vector_two_stage("gg.mxv(w, A, u, {}{}, request=gg.Request.{})", op, kw,
+                                     case.p("request") == "overlapping_buffers")
         if case.p("request") in VECTOR_ALIASES:
             return _vector_aliased_stages("gg.mxv(w, A, u, {}{}, request=gg.Request.{})", op, kw)
         return f"gg.mxv(w, A, u, {op}{kw})"
@@ -288,8 +311,9 @@ class Vxm(OutputFamily):
                 "A": ("matrix", _t((d["m"], d["n"]), p.get("t1")))}
 
     def call(self, case, op, kw):
-        if case.p("request") == "two_stage":
-            return _vector_two_stage("gg.vxm(w, u, A, {}{}, request=gg.Request.{})", op, kw)
+        if case.p("request") in REQUESTS:
+            return _vector_two_stage("gg.vxm(w, u, A, {}{}, request=gg.Request.{})", op, kw,
+                                     case.p("request") == "overlapping_buffers")
         if case.p("request") in VECTOR_ALIASES:
             return _vector_aliased_stages("gg.vxm(w, u, A, {}{}, request=gg.Request.{})", op, kw)
         return f"gg.vxm(w, u, A, {op}{kw})"

@@ -1,6 +1,7 @@
 """Reductions and transpose.
 
     reduce_rowwise  w⟨m⟩ = accum(w, ⊕_j A(i,j))      (t0: over the columns of A)
+    reduce_columnwise  w⟨m⟩ = accum(w, ⊕_i A(i,j))   (t0: over the rows of A)
     reduce_scalar   s = ⊕_ij A(i,j), or ⊕_i u(i)       the identity when empty (the C API's
                                                        GrB_reduce to a C scalar); with accum:
                                                        s = accum(initial, s)
@@ -39,6 +40,20 @@ class ReduceRowwise(OutputFamily):
 
     def nterms(self, case, datas):
         return case.operand("A").shape[0 if case.p("t0") else 1] + 2
+
+
+@register
+class ReduceColumnwise(ReduceRowwise):
+    name = function = "reduce_columnwise"
+
+    def shapes(self, p, d):
+        return {"w": ("vector", (d["n"],)), "A": ("matrix", _t((d["m"], d["n"]), p.get("t0")))}
+
+    def call(self, case, op, kw):
+        return f"gg.reduce_columnwise(w, A, {op}{kw})"
+
+    def nterms(self, case, datas):
+        return case.operand("A").shape[1 if case.p("t0") else 0] + 2
 
 
 class _ScalarMatrix(OutputFamily):
