@@ -149,7 +149,7 @@ MATRIX_ALIASES = ("alias_ind_val", "alias_ptr_ind", "alias_operand", "alias_outp
 VECTOR_ALIASES = ("alias_ind_val",)
 
 
-def _overlapping(n, dtype):
+def _one_allocation(n, dtype):
     """Source text: two buffers of n int64 indices and n values of ``dtype`` (text) carved
     from one byte allocation, the values starting 8 bytes in: they overlap when n > 0."""
     xp = "gg.backend.xp"
@@ -181,7 +181,7 @@ def _aliased_stages(kind, op, kw):
         lines += ["indices = raw[8:8 + C.nvals * 8].view(np.int64)",
                   f"values = {xp}.zeros(C.nvals, dtype=C.dtype.np_type)"]
     else:
-        lines += _overlapping("C.nvals", "C.dtype.np_type")
+        lines += _one_allocation("C.nvals", "C.dtype.np_type")
     return "\n".join(lines + ["buffers = [indptr, indices, values]",
                               "before = [b.copy() for b in buffers]",
                               "C.set_csr(indptr=indptr, indices=indices, values=values)",
@@ -191,7 +191,7 @@ def _aliased_stages(kind, op, kw):
 def _vector_aliased_stages(template, op, kw):
     """FILL_NNZ, then index and value buffers carved from one allocation."""
     return "\n".join([template.format(op, kw, "FILL_NNZ"),
-                      *_overlapping("w.nvals", "w.dtype.np_type"),
+                      *_one_allocation("w.nvals", "w.dtype.np_type"),
                       "buffers = [indices, values]", "before = [b.copy() for b in buffers]",
                       "w.set_sparse(indices, values)",
                       template.format(op, kw, "FILL_ENTRIES")])
