@@ -223,3 +223,31 @@ def test_a_scalar_assign_under_a_null_complemented_mask_builds_no_region():
     assert snapshot(C) == before
     gg.subassign(C, 2.0, [3], gg.ALL, desc=DESCS["RC"][1])  # clears row 3 only
     assert C.nvals == 0
+
+
+def _misfit_calls():
+    """Each operation with an output one element too long for its inputs."""
+    u = gg.Vector.from_coo([0, 2], [1.0, 2.0], size=4)
+    A = gg.Matrix.from_coo([0, 1], [1, 2], [1.0, 2.0], nrows=4, ncols=4)
+    return [
+        ("apply", lambda w, d: gg.apply(w, u, "ainv", desc=d)),
+        ("apply bound", lambda w, d: gg.apply(w, u, "plus", right=1.0, desc=d)),
+        ("select", lambda w, d: gg.select(w, u, "valuege", 1.0, desc=d)),
+        ("ewise_add", lambda w, d: gg.ewise_add(w, u, u, "plus", desc=d)),
+        ("ewise_mult", lambda w, d: gg.ewise_mult(w, u, u, "times", desc=d)),
+        ("mxv", lambda w, d: gg.mxv(w, A, u, "plus_times", desc=d)),
+        ("vxm", lambda w, d: gg.vxm(w, u, A, "plus_times", desc=d)),
+        ("reduce_rowwise", lambda w, d: gg.reduce_rowwise(w, A, "plus", desc=d)),
+    ]
+
+
+@pytest.mark.parametrize("dname", ["C", "RC"])
+@pytest.mark.parametrize("name", [n for n, _ in _misfit_calls()])
+def test_vector_outputs_of_the_wrong_size_are_refused_under_a_null_complemented_mask(
+        dname, name):
+    call = dict(_misfit_calls())[name]
+    w = gg.Vector.from_coo([4], [9.0], size=5)
+    before = snapshot(w)
+    with pytest.raises(gg.DimensionMismatch):
+        call(w, DESCS[dname][1])
+    assert snapshot(w) == before

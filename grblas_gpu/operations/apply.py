@@ -61,12 +61,15 @@ def apply(C, A, op, *, left=None, right=None, thunk=None, mask=None, accum=None,
 
 
 def _operand(C, A, d):
+    """A as the operation reads it, its shape checked against C's here (not by the
+    write-back, which an output that allows nothing, C⟨!NULL⟩, never reaches)."""
     if isinstance(C, Vector):
-        return vector_input(A, d.structure_first, "A")
-    if not isinstance(C, Matrix):
+        A = vector_input(A, d.structure_first, "A")
+    elif not isinstance(C, Matrix):
         raise InvalidValue(f"output must be a Matrix or a Vector, got {type(C).__name__}")
-    A, view = unwrap_transpose(A)
-    A = matrix_input(A, view != d.transpose_first, d.structure_first, "A")
+    else:
+        A, view = unwrap_transpose(A)
+        A = matrix_input(A, view != d.transpose_first, d.structure_first, "A")
     if A.shape != C.shape:
         raise DimensionMismatch(f"apply: input {A.shape} does not match output {C.shape}")
     return A
