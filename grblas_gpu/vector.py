@@ -136,10 +136,11 @@ class Vector(MaskableMixin):
     @classmethod
     def from_coo(cls, indices, values=None, *, size=None, dtype=None, dup_op=None):
         """From indices and values (array, scalar for iso, or None for structure only)."""
-        from .matrix import Matrix
+        from .matrix import Matrix, _dup_operator
 
         host = _host_entries(indices, values, size, dtype)
-        if host is not None:
+        if host is not None:  # no duplicates, but a dup_op that cannot combine is refused
+            _dup_operator(dup_op, host[1])
             return cls._from_sparse(*host)
         idx = as_index_array(indices, "indices")
         vals, iso, dt = values_and_dtype(values, len(idx), dtype)

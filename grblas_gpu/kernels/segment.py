@@ -5,7 +5,13 @@ non-empty segments; returns one value per segment, folding left to right, so
 non-commutative associative operators (first, second) keep their meaning.
 
 NumPy: ``ufunc.reduceat`` when the operator is a ufunc, else a log-depth pairwise tree of
-vectorised calls of the operator's NumPy function. CuPy: a generated kernel (one thread
+vectorised calls of the operator's NumPy function. Both group the terms (the tree, and
+reduceat's pairwise float sums): exact for operators that are associative on the type.
+
+``segment_fold_left(values, starts, typed)``: the strict left fold
+((v0 ⊙ v1) ⊙ v2) ⊙ ... that GrB_Matrix_build applies to duplicates, for any operator
+(minus, cdiv, pow, float plus). One vectorised step per position within a segment (every segment holding that many
+values at once): O(len(values)) work in (longest segment) steps, on either backend. CuPy: a generated kernel (one thread
 per segment) from the operator's C expression; a warp per segment when segments are long
 enough on average (each lane folds a contiguous chunk, the lanes are then combined in order:
 power-law rows, such as a hub's, no longer hold one thread for their whole length).
@@ -53,6 +59,30 @@ def _segment_reduce_tree(values, starts, fn, n):
             vals[active] = fn(vals[active], vals[active + step]).astype(vals.dtype)
         step *= 2
     return vals[starts]
+
+
+def segment_fold_left(values, starts, typed):
+    """acc = op(acc, v) over each segment in order, acc starting at the segment's first
+    value; ``typed``: the operator at its type (``values`` are of that type, and so is the
+    result)."""
+    n, nseg = len(values), len(starts)
+    if nseg == 0:
+        return values[:0]
+    starts = starts.astype(np.int64, copy=False)
+    lens = xp.diff(xp.concatenate([starts, xp.asarray([n], dtype=np.int64)]))
+    # longest segments first: those still folding at step k are a prefix
+    order = xp.argsort(-lens, kind="stable")
+    first = starts[order]
+    acc = values[first]
+    maxlen = int(backend.to_scalar(lens[order[0]]))
+    # active[k - 1]: how many segments hold more than k values (one read for every step)
+    active = backend.to_host(xp.searchsorted(-lens[order], -xp.arange(1, maxlen), side="left"))
+    fn = typed.op.numpy
+    for k, m in enumerate(active.tolist(), start=1):
+        acc[:m] = fn(acc[:m], values[first[:m] + k])
+    out = xp.empty_like(acc)
+    out[order] = acc
+    return out
 
 
 _SEGMENT_TEMPLATE = r"""
