@@ -457,15 +457,16 @@ def _coo_order(rows, cols, ncols):
 def _dup_operator(dup_op, dt):
     """The typed binary operator combining duplicates of type dt (None: duplicates are an
     error). Its inputs and output must share one type, as GrB_Matrix_build requires
-    (GrB_DOMAIN_MISMATCH otherwise: ``eq`` on numbers gives BOOL). Values are cast to its
-    type, folded there, and the results cast back to dt (SuiteSparse's order: hypot on INT32
-    folds 1, 1, 1, 1 to 2.0, then 2)."""
+    (GrB_DOMAIN_MISMATCH otherwise: ``eq`` on numbers gives BOOL). Where its type is not dt,
+    every value is cast to its type, folded there, and cast back to dt, as SuiteSparse does
+    (hypot on INT32 runs at FP64: 1, 1, 1, 1 fold to 2.0, then 2; lxnor on INT8 runs at BOOL:
+    a lone 3 becomes 1)."""
     if dup_op is None:
         return None
     from . import operators
     from .errors import DomainMismatch
 
-    typed = operators.binary(dup_op, dt, dt)
+    typed = operators.binary(dup_op, dt)  # typed by one type, as python-graphblas does
     if typed.op.kind == "monoid":  # a monoid stands for its binary operator
         typed = typed.op.binop[typed.type]
     if typed.op.kind != "binary":
@@ -525,10 +526,7 @@ def _combine_duplicates(rows, cols, vals, iso, dt, dup_op):
     if _order_free(typed, dt):
         vals = cast(segment_reduce(vals, starts, typed.op, dt), dt, xp)
     else:
-        folded = cast(segment_fold_left(cast(vals, typed.type, xp), starts, typed), dt, xp)
-        # an entry without duplicates keeps its value (not cast through the operator's type)
-        ends = xp.concatenate([starts[1:], xp.asarray([len(vals)], dtype=starts.dtype)])
-        vals = xp.where(ends - starts == 1, vals[starts], folded)
+        vals = cast(segment_fold_left(cast(vals, typed.type, xp), starts, typed), dt, xp)
     return rows[starts], cols[starts], vals
 
 
