@@ -128,7 +128,7 @@ class Matrix(MaskableMixin):
         rows, cols = rows[order], cols[order]
         if vals is not None:
             vals = vals[order]
-        rows, cols, vals = _combine_duplicates(rows, cols, vals, iso, dt, dup_op)
+        rows, cols, vals, iso = _combine_duplicates(rows, cols, vals, iso, dt, dup_op)
         indptr = xp.searchsorted(rows, xp.arange(nrows + 1), side="left")
         return cls._from_csr(nrows, ncols, dt, indptr, cols, vals, iso)
 
@@ -507,13 +507,20 @@ def _order_free(typed, dt):
 def _combine_duplicates(rows, cols, vals, iso, dt, dup_op):
     """Entries sorted by position, stably (duplicates in input order), each run of
     duplicates folded left to right by dup_op: ((v0 ⊙ v1) ⊙ v2) ..., GrB_Matrix_build's
-    order. Returns (rows, cols, vals); vals None stays iso unless duplicates are combined."""
+    order. Returns (rows, cols, vals, iso); vals None stays iso unless duplicates are
+    combined."""
     typed = _dup_operator(dup_op, dt)
+    if typed is not None and typed.type != dt:
+        # SuiteSparse passes every value through the operator's type, duplicated or not
+        if vals is None:
+            iso = cast_scalar(cast_scalar(iso, typed.type), dt)
+        else:
+            vals = cast(cast(vals, typed.type, xp), dt, xp)
     if len(rows) < 2:
-        return rows, cols, vals
+        return rows, cols, vals, iso
     dup = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
     if not bool(backend.to_scalar(dup.any())):
-        return rows, cols, vals
+        return rows, cols, vals, iso
     if typed is None:
         k = int(backend.to_scalar(xp.nonzero(dup)[0][0]))
         r, c = (int(backend.to_scalar(a[k])) for a in (rows, cols))
@@ -527,7 +534,7 @@ def _combine_duplicates(rows, cols, vals, iso, dt, dup_op):
         vals = cast(segment_reduce(vals, starts, typed.op, dt), dt, xp)
     else:
         vals = cast(segment_fold_left(cast(vals, typed.type, xp), starts, typed), dt, xp)
-    return rows[starts], cols[starts], vals
+    return rows[starts], cols[starts], vals, None
 
 
 def _check_offsets(indptr, nvals, what):

@@ -139,8 +139,10 @@ class Vector(MaskableMixin):
         from .matrix import Matrix, _dup_operator
 
         host = _host_entries(indices, values, size, dtype)
-        if host is not None:  # no duplicates, but a dup_op that cannot combine is refused
-            _dup_operator(dup_op, host[1])
+        # no duplicates; a dup_op that cannot combine is refused all the same, and one of
+        # another type than the values' takes the general path (values pass through its type)
+        typed = None if host is None else _dup_operator(dup_op, host[1])
+        if host is not None and (typed is None or typed.type == host[1]):
             return cls._from_sparse(*host)
         idx = as_index_array(indices, "indices")
         vals, iso, dt = values_and_dtype(values, len(idx), dtype)

@@ -139,7 +139,8 @@ def test_values_pass_through_the_operators_type():
     SuiteSparse's order. pair on FP64 is pair[FP64] (one type), keeping a lone value."""
     import graphblas as gb
 
-    cases = (([0, 0, 1], [2, 5, 3], "INT8", "lxnor"),
+    cases = (([0, 0, 1], [2, 5, 3], "INT8", "lxnor"), ([1, 0], [2, 0], "INT8", "lxnor"),
+             ([1, 0], [2.5, -1], "FP32", "lxnor"),
              ([0, 0, 0, 0, 1], [1, 1, 1, 1, 7], "INT32", "hypot"),
              ([0, 0, 1], [2.5, 3.5, -0.75], "FP64", "pair"))
     for idx, vals, t, op in cases:
@@ -148,6 +149,8 @@ def test_values_pass_through_the_operators_type():
         _same(ours, ref, t)
     v = gg.Vector.from_coo([0, 0, 0, 0], [1, 1, 1, 1], size=1, dtype="INT32", dup_op="hypot")
     assert v.to_coo()[1].tolist() == [2]
+    v = gg.Vector.from_coo([1, 0], 7, size=2, dtype="INT16", dup_op="lxnor")  # iso: 7 -> 1
+    assert v.to_coo()[1].tolist() == [1, 1]
 
 
 def test_iso_values_with_duplicates_are_combined():
