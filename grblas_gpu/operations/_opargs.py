@@ -113,11 +113,9 @@ def reduce_op(op, t, *, no_monoid=DomainMismatch):
     base, typed_at = _split(op)
     binop = None
     if isinstance(op, str):
-        base = _lookup(op, "monoid")
-        if base is None:
-            binop = _lookup(op, "binary")
-            if binop is None:
-                raise DomainMismatch(_no_monoid(op, binop))
+        base, binop = _lookup(op, "monoid"), _lookup(op, "binary")
+        if base is None and binop is None:
+            raise DomainMismatch(_no_monoid(op, binop))
     elif _kind(base) == "binary":
         binop = base
         monoid = _lookup(base.name, "monoid")
