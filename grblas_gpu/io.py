@@ -246,7 +246,7 @@ def _load(path_or_file):
         name = str(getattr(path_or_file, "name", "<file>"))
         try:
             data = path_or_file.read()
-        except (OSError, EOFError, zlib.error, UnicodeDecodeError) as e:
+        except (OSError, EOFError, zlib.error, ValueError) as e:  # closed, undecodable
             raise InvalidValue(f"{name}: cannot be read: {e or type(e).__name__}") from e
         if isinstance(data, str):
             data = data.encode("utf-8")
