@@ -119,6 +119,7 @@ class Matrix(MaskableMixin):
         cols = as_index_array(cols, "cols")
         check_same_length(rows, cols, "rows and cols")
         vals, iso, dt = values_and_dtype(values, len(rows), dtype)
+        dup = _dup_operator(dup_op, dt)
         nrows = _extent(rows, nrows, "nrows")
         ncols = _extent(cols, ncols, "ncols")
         _check_pointer_length(nrows, "nrows")
@@ -128,7 +129,7 @@ class Matrix(MaskableMixin):
         rows, cols = rows[order], cols[order]
         if vals is not None:
             vals = vals[order]
-        rows, cols, vals, iso = _combine_duplicates(rows, cols, vals, iso, dt, dup_op)
+        rows, cols, vals, iso = _combine_duplicates(rows, cols, vals, iso, dt, dup)
         indptr = xp.searchsorted(rows, xp.arange(nrows + 1), side="left")
         return cls._from_csr(nrows, ncols, dt, indptr, cols, vals, iso)
 
@@ -504,12 +505,11 @@ def _order_free(typed, dt):
     return mon.type == dt and getattr(mon.op, "binop", None) is typed.op
 
 
-def _combine_duplicates(rows, cols, vals, iso, dt, dup_op):
+def _combine_duplicates(rows, cols, vals, iso, dt, typed):
     """Entries sorted by position, stably (duplicates in input order), each run of
-    duplicates folded left to right by dup_op: ((v0 ⊙ v1) ⊙ v2) ..., GrB_Matrix_build's
-    order. Returns (rows, cols, vals, iso); vals None stays iso unless duplicates are
-    combined."""
-    typed = _dup_operator(dup_op, dt)
+    duplicates folded left to right by ``typed`` (from _dup_operator; None: duplicates are an
+    error): ((v0 ⊙ v1) ⊙ v2) ..., GrB_Matrix_build's order. Returns (rows, cols, vals, iso);
+    vals None stays iso unless duplicates are combined."""
     if typed is not None and typed.type != dt:
         # SuiteSparse passes every value through the operator's type, duplicated or not
         if vals is None:

@@ -1,20 +1,21 @@
 """Segmented reduction: reduce runs of equal keys with a binary operator.
 
 ``segment_reduce(values, starts, op)``: ``starts`` are the (sorted) start offsets of
-non-empty segments; returns one value per segment, folding left to right, so
+non-empty segments; returns one value per segment, combining neighbours in order, so
 non-commutative associative operators (first, second) keep their meaning.
 
 NumPy: ``ufunc.reduceat`` when the operator is a ufunc, else a log-depth pairwise tree of
-vectorised calls of the operator's NumPy function. Both group the terms (the tree, and
-reduceat's pairwise float sums): exact for operators that are associative on the type.
-
-``segment_fold_left(values, starts, typed)``: the strict left fold
-((v0 ⊙ v1) ⊙ v2) ⊙ ... that GrB_Matrix_build applies to duplicates, for any operator
-(minus, cdiv, pow, float plus). One vectorised step per position within a segment (every segment holding that many
-values at once): O(len(values)) work in (longest segment) steps, on either backend. CuPy: a generated kernel (one thread
+vectorised calls of the operator's NumPy function. CuPy: a generated kernel (one thread
 per segment) from the operator's C expression; a warp per segment when segments are long
 enough on average (each lane folds a contiguous chunk, the lanes are then combined in order:
-power-law rows, such as a hub's, no longer hold one thread for their whole length).
+power-law rows, such as a hub's, no longer hold one thread for their whole length). The
+tree, reduceat's pairwise float sums and the warp's chunks group the terms: exact for
+operators that are associative on the type.
+
+``segment_fold_left(values, starts, typed)``: the strict left fold ((v0 ⊙ v1) ⊙ v2) ⊙ ...
+that GrB_Matrix_build applies to duplicates, for any operator (minus, cdiv, pow, float
+plus). Step k folds the k-th value of every segment that has one, in one vectorised call:
+O(len(values)) work in (longest segment - 1) steps, the same code on either backend.
 """
 import numpy as np
 

@@ -9,7 +9,7 @@ from ``semirings.indexunary``, imported at call time (semirings sits above the e
 import numpy as np
 
 from .. import backend, operators
-from ..errors import DomainMismatch, GraphBLASError, InvalidValue
+from ..errors import DomainMismatch, GraphBLASError, InvalidValue, NotSupported
 from ..mask import Mask
 from ..types import cast, lookup_dtype
 
@@ -105,11 +105,13 @@ def _typed_binary(op, t1, t2):
     return typed
 
 
-def reduce_op(op, t, *, no_monoid=DomainMismatch):
+def reduce_op(op, t, *, to_vector=False):
     """A typed monoid for reducing values of type t. A binary operator means its monoid (the
-    catalog's monoid of the same name, at t); one without a monoid at t is refused with
-    ``no_monoid`` (SuiteSparse: GrB_NOT_IMPLEMENTED from GrB_Matrix_reduce_BinaryOp; a
-    reduction to a scalar takes a monoid only, GrB_DOMAIN_MISMATCH)."""
+    catalog's monoid of the same name, at t; reducing to a vector on BOOL, also the monoid it
+    is there: plus is lor). One without a monoid at t is refused: NotSupported reducing to a
+    vector (SuiteSparse's GrB_Matrix_reduce_BinaryOp: GrB_NOT_IMPLEMENTED), DomainMismatch
+    reducing to a scalar (python-graphblas takes a monoid only there)."""
+    no_monoid = NotSupported if to_vector else DomainMismatch
     base, typed_at = _split(op)
     binop = None
     if isinstance(op, str):
@@ -122,7 +124,7 @@ def reduce_op(op, t, *, no_monoid=DomainMismatch):
         base = monoid if monoid is not None and monoid.binop == base else None
     if binop is not None:
         if base is None or not _defined_at(base, typed_at or t):  # bor on signed integers
-            base = _bool_equivalent(binop, typed_at or t, no_monoid)
+            base = _bool_equivalent(binop, typed_at or t) if to_vector else None
         if base is None:
             _refuse_without_monoid(op, binop, typed_at or t, no_monoid)
     if _kind(base) != "monoid":
@@ -130,10 +132,9 @@ def reduce_op(op, t, *, no_monoid=DomainMismatch):
     return base[typed_at] if typed_at is not None else operators.monoid(base, t)
 
 
-def _bool_equivalent(binop, t, no_monoid):
-    """The monoid a binary operator is on BOOL (plus is lor there), for a reduction to a
-    vector (python-graphblas's reductions to a scalar take monoids only)."""
-    if no_monoid is DomainMismatch or lookup_dtype(t).name != "BOOL":
+def _bool_equivalent(binop, t):
+    """The monoid a binary operator is on BOOL (plus is lor there), or None."""
+    if lookup_dtype(t).name != "BOOL":
         return None
     name = _catalog().monoid.BOOL_EQUIVALENTS.get(binop.name)
     return None if name is None else _lookup(name, "monoid")

@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import backend, operators
 from ..descriptor import as_descriptor
-from ..errors import DimensionMismatch, DomainMismatch, InvalidValue, NotSupported
+from ..errors import DimensionMismatch, DomainMismatch, InvalidValue
 from ..kernels.reduce_all import reduce_all
 from ..kernels.segment import segment_reduce
 from ..matrix import Matrix
@@ -62,7 +62,7 @@ def _rowwise(w, A, op, mask, accum, desc, flip):
 
 
 def _vector_op(op, t):
-    typed = reduce_op(op, t, no_monoid=NotSupported)
+    typed = reduce_op(op, t, to_vector=True)
     if typed.out_type != typed.type:
         raise DomainMismatch(f"{typed!r} does not stay in {typed.type.name}: it cannot reduce")
     return typed
