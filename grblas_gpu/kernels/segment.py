@@ -20,6 +20,7 @@ O(len(values)) work in (longest segment - 1) steps, the same code on either back
 import numpy as np
 
 from .. import backend
+from ..types import cast
 from .cache import KernelKey, get_kernel
 
 xp = backend.xp
@@ -78,9 +79,9 @@ def segment_fold_left(values, starts, typed):
     maxlen = int(backend.to_scalar(lens[order[0]]))
     # active[k - 1]: how many segments hold more than k values (one read for every step)
     active = backend.to_host(xp.searchsorted(-lens[order], -xp.arange(1, maxlen), side="left"))
-    fn = typed.op.numpy
+    fn, t = typed.op.numpy, typed.type
     for k, m in enumerate(active.tolist(), start=1):
-        acc[:m] = fn(acc[:m], values[first[:m] + k])
+        acc[:m] = cast(xp.asarray(fn(acc[:m], values[first[:m] + k])), t, xp)
     out = xp.empty_like(acc)
     out[order] = acc
     return out
