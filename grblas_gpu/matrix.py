@@ -472,10 +472,11 @@ def _dup_operator(dup_op, dt):
         typed = typed.op.binop[typed.type]
     if typed.op.kind != "binary":
         raise DomainMismatch(f"dup_op must be a binary operator, got {dup_op!r}")
-    if typed.out_type != typed.type:
-        raise DomainMismatch(f"dup_op {typed!r} maps {typed.type.name} to "
-                             f"{typed.out_type.name}: the domains of the operator combining "
-                             "duplicates must be identical")
+    y_type = operators.y_domain(typed)
+    if typed.out_type != typed.type or y_type != typed.type:
+        raise DomainMismatch(f"dup_op {typed!r} has domains {typed.out_type.name} = "
+                             f"f({typed.type.name}, {y_type.name}): the domains of the operator "
+                             "combining duplicates must be identical")
     return typed
 
 

@@ -204,6 +204,13 @@ def test_bad_dup_op_raises_and_inputs_are_unchanged(kind):
         gb.Vector.from_coo(uniq_idx, vals, size=3, dup_op=gb.binary.eq)
     with pytest.raises(InvalidValue, match="duplicate entry"):
         gg.Vector.from_coo(dup_idx, vals, size=3)
+    # bshift's y is INT8 in SuiteSparse: one type only on INT8
+    with pytest.raises(DomainMismatch, match="identical"):
+        gg.Vector.from_coo([0, 0], [1, 2], size=1, dtype="INT32", dup_op="bshift")
+    with pytest.raises(gb.exceptions.DomainMismatch):
+        gb.Vector.from_coo([0, 0], [1, 2], size=1, dtype="INT32", dup_op=gb.binary.bshift)
+    ref = gb.Vector.from_coo([0, 0], [3, 1], size=1, dtype="INT8", dup_op=gb.binary.bshift)
+    _same(gg.Vector.from_coo([0, 0], [3, 1], size=1, dtype="INT8", dup_op="bshift"), ref, "INT8")
     # eq on BOOL stays in BOOL: it is an operator that can combine (lxnor)
     v = gg.Vector.from_coo([0, 0, 0], [True, False, False], size=1, dup_op="eq")
     assert v.to_coo()[1].tolist() == [True]

@@ -34,6 +34,12 @@ EXACT = {"plus", "minus", "rminus", "times", "cdiv", "rdiv", "truediv", "rtruedi
          "second", "pair", "any", "min", "max", "lor", "land", "lxor", "lxnor", "iseq", "isne",
          "isgt", "islt", "isge", "isle", "absfirst", "abssecond", "copysign"}
 ORDERS = ("grouped", "shuffled", "reversed")
+# python-graphblas's numba-built operators where a fold of duplicates leaves the domain
+# value_domain keeps the operands in: rfloordiv divides by the running value (x // 0 is
+# undefined there), rpow's running exponent grows until numba's integer pow wraps (where
+# SuiteSparse's saturates). Element-wise, the conformance families test them in domain.
+UNDEFINED_FOLDS = {"rfloordiv": None, "rpow": ("INT8", "INT16", "INT32", "INT64", "UINT8",
+                                               "UINT16", "UINT32", "UINT64")}
 FORMS = {"build": ("vector", "matrix"),
          "reduce_binary": ("rowwise", "columnwise", "scalar", "vector")}
 
@@ -57,6 +63,10 @@ class _SeededFamily(Family):
         else:
             pairs = cover(testable, plan, self.name)
         for i, (n, t) in enumerate(pairs):
+            if self.name == "build" and n in UNDEFINED_FOLDS and t in (UNDEFINED_FOLDS[n] or (t,)):
+                out.append(skip_case(self, n, t, "python-graphblas's numba operator is undefined "
+                                     "where a fold of duplicates leaves its domain"))
+                continue
             for j, form in enumerate(FORMS[self.name]):
                 extra = {}
                 if self.name == "build":
