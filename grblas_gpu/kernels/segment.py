@@ -14,8 +14,9 @@ operators that are associative on the type.
 
 ``segment_fold_left(values, starts, typed)``: the strict left fold ((v0 ⊙ v1) ⊙ v2) ⊙ ...
 that GrB_Matrix_build applies to duplicates, for any operator (minus, cdiv, pow, float
-plus). Step k folds the k-th value of every segment that has one, in one vectorised call:
-O(len(values)) work in (longest segment - 1) steps, the same code on either backend.
+plus). NumPy: step k folds the k-th value of every segment that has one, in one vectorised
+call: O(len(values)) work in (longest segment - 1) steps (a position duplicated 10**5 times
+costs 10**5 small steps). CuPy: the thread-per-segment kernel above, one launch.
 """
 import numpy as np
 
@@ -70,6 +71,8 @@ def segment_fold_left(values, starts, typed):
     n, nseg = len(values), len(starts)
     if nseg == 0:
         return values[:0]
+    if backend.is_gpu:  # one thread folds each segment in order: one launch, no host read
+        return _segment_reduce_cuda(values, starts, typed.op, typed.type, ordered=True)
     starts = starts.astype(np.int64, copy=False)
     lens = xp.diff(xp.concatenate([starts, xp.asarray([n], dtype=np.int64)]))
     # longest segments first: those still folding at step k are a prefix
@@ -142,11 +145,13 @@ extern "C" __global__ void segment_reduce_warp(const T* __restrict__ vals, const
 SEGMENT_WARP_MIN = 16   # mean segment length from which a warp folds each segment
 
 
-def _segment_reduce_cuda(values, starts, op, dtype):
+def _segment_reduce_cuda(values, starts, op, dtype, ordered=False):
+    """``ordered``: a strict left fold (a thread per segment), for operators that are not
+    associative; else a warp per segment where segments are long on average."""
     from string import Template
 
     nseg, n = len(starts), len(values)
-    warp = n >= SEGMENT_WARP_MIN * nseg
+    warp = not ordered and n >= SEGMENT_WARP_MIN * nseg
     variant = "warp_per_segment" if warp else "thread_per_segment"
     key = KernelKey("segment_reduce", variant, (op.name,), (dtype.name,))
     if warp:
