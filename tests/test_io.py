@@ -643,7 +643,7 @@ def test_write_vector_as_one_row_like_python_graphblas(tmp_path):
     assert read_mm(p).dtype == gg.INT16 and read_mm(p)[0, 1] == 7
 
 
-def test_write_bad_arguments_leave_nothing_behind(tmp_path):
+def test_write_bad_arguments_leave_nothing_behind(tmp_path, monkeypatch):
     """None for the matrix or the target, a missing directory, a directory as the target, a
     closed or read-only file object: InvalidValue, and no file (or temporary) is left; an
     existing file is replaced only by a complete one."""
@@ -667,10 +667,18 @@ def test_write_bad_arguments_leave_nothing_behind(tmp_path):
         f.write(b"old")
     with open(tmp_path / "r.mtx", "rb") as f, pytest.raises(InvalidValue, match="cannot write"):
         write_mm(f, A)
-    # a failure while writing leaves the old file as it was, and no temporary
+    # a failure while writing (the disk full after the header) leaves the old file as it
+    # was, and no temporary
+    import grblas_gpu.io as gio
+
+    def full(*args):
+        raise OSError(28, "No space left on device")
+
     target = tmp_path / "r.mtx"
-    with pytest.raises(InvalidValue):
-        write_mm(target, A, symmetry="lower")
+    with monkeypatch.context() as m:
+        m.setattr(gio, "_value_strings", full)
+        with pytest.raises(InvalidValue, match="No space left"):
+            write_mm(target, A)
     assert target.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["r.mtx"]
     write_mm(target, A)
     assert read_mm(target).isequal(A) and sorted(os.listdir(tmp_path)) == ["r.mtx"]
