@@ -76,7 +76,8 @@ def _run_case(case, shrink):
         status, reason = family.evaluate(case, datas)
         o = Outcome(case, status, reason, checks=("networkx",))
         if status == "failed":
-            o.reproducer = reproducer(case, family)
+            make = getattr(family, "reproducer", None)
+            o.reproducer = make(case) if make is not None else reproducer(case, family)
         return o
     o = evaluate(case, family, datas)
     if o.status == "failed":

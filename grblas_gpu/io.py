@@ -39,6 +39,8 @@ import gzip
 import io as _io
 import os
 import re
+import tempfile
+import zlib
 
 import numpy as np
 
@@ -102,13 +104,15 @@ def read_mm(path_or_file, *, require_header=False):
     text mode. Raises InvalidValue, IndexOutOfBounds or NotSupported with a message naming
     the file and the line (see the module docstring for the rules).
     """
+    from .kernels.memory import oom_guard
     from .matrix import Matrix
 
-    parsed = _read_arrays(path_or_file, require_header=require_header)
-    nrows, ncols, dtype, indptr, indices, values = parsed
-    xp = backend.xp
-    return Matrix._from_csr(nrows, ncols, dtype, xp.asarray(indptr), xp.asarray(indices),
-                            None if values is None else xp.asarray(values))
+    with oom_guard("read_mm"):
+        parsed = _read_arrays(path_or_file, require_header=require_header)
+        nrows, ncols, dtype, indptr, indices, values = parsed
+        xp = backend.xp
+        return Matrix._from_csr(nrows, ncols, dtype, xp.asarray(indptr), xp.asarray(indices),
+                                None if values is None else xp.asarray(values))
 
 
 def mm_info(path_or_file, *, require_header=False):
@@ -121,23 +125,44 @@ def mm_info(path_or_file, *, require_header=False):
 def write_mm(path_or_file, A, *, comments=None, symmetry="general"):
     """Write ``A`` in Matrix Market coordinate format with a ``%%GraphBLAS type`` line.
 
-    The field is ``pattern`` for an iso-valued matrix whose value is 1 (True), ``real`` for
-    FP32/FP64 (shortest strings that read back exactly, ``nan``/``inf`` included) and
-    ``integer`` otherwise (BOOL as 0/1). ``comments``: a string (may hold newlines) or an
-    iterable of lines, written as ``%`` lines after the type line. ``symmetry="auto"``
-    writes ``symmetric`` storage (the lower triangle) when A is square and equals its
-    transpose; ``"general"`` (the default) writes every entry.
+    ``A``: a Matrix, or a Vector, written as a 1 x size matrix (python-graphblas's
+    ``mmwrite`` does the same). The field is ``pattern`` for an iso-valued matrix whose value
+    is 1 (True), ``real`` for FP32/FP64 (shortest strings that read back exactly,
+    ``nan``/``inf`` and ``-0.0`` included) and ``integer`` otherwise (BOOL as 0/1).
+    ``comments``: a string (may hold newlines) or an iterable of lines, written as ``%``
+    lines after the type line. ``symmetry="auto"`` writes ``symmetric`` storage (the lower
+    triangle) when A is square and equals its transpose bit for bit (+0.0 and -0.0 differ; a
+    NaN matches a NaN of the same bits); ``"general"`` (the default) writes every entry.
     ``read_mm(write_mm(A))`` equals A (same type, structure and values).
+
+    Everything is checked before anything is written; a path is written to a temporary file
+    beside it, renamed into place once complete, so a failure leaves no partial file. Errors:
+    InvalidValue (a bad argument, a path that cannot be written).
     """
+    from .matrix import Matrix
+    from .vector import Vector
+
     if symmetry not in ("general", "auto"):
         raise InvalidValue(f"write_mm: symmetry must be 'general' or 'auto', got {symmetry!r}")
-    dt = A.dtype
-    rows, cols, vals = (np.asarray(a) for a in A.to_coo())
-    rows = rows.astype(np.int64, copy=False)
-    cols = cols.astype(np.int64, copy=False)
-    pattern = bool(A._is_iso) and bool(A._iso == 1)
+    if isinstance(A, Vector):
+        idx, vals = A.to_coo()
+        nrows, ncols, dt = 1, A.size, A.dtype
+        rows, cols = np.zeros(len(idx), dtype=np.int64), np.asarray(idx).astype(np.int64)
+        vals = np.asarray(vals)
+        pattern = False
+    elif isinstance(A, Matrix):
+        nrows, ncols, dt = A.nrows, A.ncols, A.dtype
+        rows, cols, vals = (np.asarray(a) for a in A.to_coo())
+        rows = rows.astype(np.int64, copy=False)
+        cols = cols.astype(np.int64, copy=False)
+        pattern = bool(A._is_iso) and bool(A._iso == 1)
+    else:
+        raise InvalidValue(f"write_mm needs a Matrix or a Vector, got {type(A).__name__}")
+    if not isinstance(path_or_file, (str, os.PathLike)) and not hasattr(path_or_file, "write"):
+        raise InvalidValue("write_mm needs a path or a file object opened for writing, got "
+                           f"{type(path_or_file).__name__}")
     sym = "general"
-    if symmetry == "auto" and A.nrows == A.ncols and _is_symmetric(rows, cols, vals, A.ncols):
+    if symmetry == "auto" and nrows == ncols and _is_symmetric(rows, cols, vals, ncols):
         sym = "symmetric"
         lower = rows >= cols
         rows, cols, vals = rows[lower], cols[lower], vals[lower]
@@ -146,10 +171,11 @@ def write_mm(path_or_file, A, *, comments=None, symmetry="general"):
             f"%%GraphBLAS type {_DTYPE_TO_CTYPE[dt]}"]
     head += ["%" + ("" if not line or line[0] == " " else " ") + line
              for line in _comment_lines(comments)]
-    head.append(f"{A.nrows} {A.ncols} {len(rows)}")
-    header = ("\n".join(head) + "\n").encode("ascii")
+    head.append(f"{nrows} {ncols} {len(rows)}")
+    header = ("\n".join(head) + "\n").encode("utf-8")
 
     def chunks(step=1 << 20):
+        yield header
         for lo in range(0, len(rows), step):
             r = (rows[lo:lo + step] + 1).tolist()
             c = (cols[lo:lo + step] + 1).tolist()
@@ -161,18 +187,48 @@ def write_mm(path_or_file, A, *, comments=None, symmetry="general"):
             yield text.encode("ascii")
 
     if isinstance(path_or_file, (str, os.PathLike)):
-        path = os.fspath(path_or_file)
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "wb") as f:
-            f.write(header)
-            for chunk in chunks():
-                f.write(chunk)
+        _write_path(os.fspath(path_or_file), chunks())
         return
     text_mode = isinstance(path_or_file, _io.TextIOBase)
-    write = path_or_file.write
-    write(header.decode("ascii") if text_mode else header)
-    for chunk in chunks():
-        write(chunk.decode("ascii") if text_mode else chunk)
+    try:
+        for chunk in chunks():
+            path_or_file.write(chunk.decode("utf-8") if text_mode else chunk)
+    except (OSError, TypeError, ValueError) as e:  # closed, read-only, of the other mode
+        name = getattr(path_or_file, "name", "<file>")
+        raise InvalidValue(f"write_mm: cannot write to {name}: {e}") from e
+
+
+def _write_path(path, chunks):
+    """Write chunks to a temporary file in path's directory, then rename it to path."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise InvalidValue(f"write_mm: cannot write {path}: it is a directory")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".write_mm-", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as raw:
+            f = gzip.GzipFile(fileobj=raw, mode="wb") if path.endswith(".gz") else raw
+            for chunk in chunks:
+                f.write(chunk)
+            if f is not raw:
+                f.close()
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise InvalidValue(f"write_mm: cannot write {path}: {e}") from e
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 # ---------------------------------------------------------------------- reading
@@ -181,13 +237,22 @@ def _load(path_or_file):
     if isinstance(path_or_file, (str, os.PathLike)):
         path = os.fspath(path_or_file)
         opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rb") as f:
-            return path, f.read()
+        try:
+            with opener(path, "rb") as f:
+                return path, f.read()
+        except (OSError, EOFError, zlib.error) as e:  # missing, unreadable, a truncated .gz
+            raise InvalidValue(f"{path}: cannot be read: {e or type(e).__name__}") from e
     if hasattr(path_or_file, "read"):
-        data = path_or_file.read()
+        name = str(getattr(path_or_file, "name", "<file>"))
+        try:
+            data = path_or_file.read()
+        except (OSError, EOFError, zlib.error, ValueError) as e:  # closed, undecodable
+            raise InvalidValue(f"{name}: cannot be read: {e or type(e).__name__}") from e
         if isinstance(data, str):
             data = data.encode("utf-8")
-        return str(getattr(path_or_file, "name", "<file>")), bytes(data)
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise InvalidValue(f"{name}: read() gave {type(data).__name__}, not text or bytes")
+        return name, bytes(data)
     raise InvalidValue(f"read_mm needs a path or a file object, got {type(path_or_file).__name__}")
 
 
@@ -318,6 +383,7 @@ def _read_arrays(path_or_file, *, require_header=False):
     sorted by row then column, duplicates rejected."""
     name, data = _load(path_or_file)
     h = _parse_header(data, name, require_header)
+    _check_size(h, name)
     body = data[h.body_offset:]
     k = 2 if h.field == "pattern" else 3
     if h.fmt == "array":
@@ -360,6 +426,19 @@ def _read_arrays(path_or_file, *, require_header=False):
     _check_duplicates(rows, cols, src, name, entry_line)
     indptr = np.searchsorted(rows, np.arange(nrows + 1), side="left")
     return nrows, ncols, dt, indptr, cols, vals
+
+
+def _check_size(h, name):
+    """Refuse, before allocating anything, a matrix whose row offsets cannot be stored or
+    would not fit in memory (the entries are bounded by the file's length)."""
+    from .kernels.memory import require
+    from .matrix import MAX_POINTER_LENGTH
+
+    if h.nrows + 1 > MAX_POINTER_LENGTH:
+        raise _fail(NotSupported, name, h.size_line,
+                    f"{h.nrows} rows: CSR offsets of that length need hypersparse storage, "
+                    f"which grblas_gpu does not implement (limit {MAX_POINTER_LENGTH - 1})")
+    require(8 * (h.nrows + 1), f"{name}: the row offsets of {h.nrows} rows")
 
 
 def _tokenize(body, name, h, k):
@@ -609,10 +688,13 @@ def _value_strings(vals, dt):
 
 
 def _is_symmetric(rows, cols, vals, n):
-    """Structure and values equal to the transpose (NaN never equals)."""
+    """Structure and values equal to the transpose, values compared bit for bit (so that
+    the mirrored entries read back exactly: +0.0 is not -0.0, a NaN matches only the same
+    NaN)."""
     key = rows * n + cols
     tkey = cols * n + rows
     o1, o2 = np.argsort(key), np.argsort(tkey)
     if not np.array_equal(key[o1], tkey[o2]):
         return False
-    return bool(np.all(vals[o1] == vals[o2]))
+    bits = vals.view(f"u{vals.dtype.itemsize}") if vals.dtype.kind == "f" else vals
+    return bool(np.all(bits[o1] == bits[o2]))

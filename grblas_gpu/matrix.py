@@ -146,6 +146,7 @@ class Matrix(MaskableMixin):
         cols = as_index_array(cols, "cols")
         check_same_length(rows, cols, "rows and cols")
         vals, iso, dt = values_and_dtype(values, len(rows), dtype)
+        dup = _dup_operator(dup_op, dt)
         nrows = _extent(rows, nrows, "nrows")
         ncols = _extent(cols, ncols, "ncols")
         _check_pointer_length(nrows, "nrows")
@@ -155,7 +156,7 @@ class Matrix(MaskableMixin):
         rows, cols = rows[order], cols[order]
         if vals is not None:
             vals = vals[order]
-        rows, cols, vals = _combine_duplicates(rows, cols, vals, iso, dt, dup_op)
+        rows, cols, vals, iso = _combine_duplicates(rows, cols, vals, iso, dt, dup)
         return cls._from_csr(nrows, ncols, dt, row_offsets(rows, nrows), cols, vals, iso)
 
     @classmethod
@@ -526,25 +527,87 @@ def _coo_order(rows, cols, ncols):
     return xp.lexsort(xp.stack([cols, rows]))
 
 
-def _combine_duplicates(rows, cols, vals, iso, dt, dup_op):
+def _dup_operator(dup_op, dt):
+    """The typed binary operator combining duplicates of type dt (None: duplicates are an
+    error). Its inputs and output must share one type, as GrB_Matrix_build requires
+    (GrB_DOMAIN_MISMATCH otherwise: ``eq`` on numbers gives BOOL). Where its type is not dt,
+    every value is cast to its type, folded there, and cast back to dt, as SuiteSparse does
+    (hypot on INT32 runs at FP64: 1, 1, 1, 1 fold to 2.0, then 2; lxnor on INT8 runs at BOOL:
+    a lone 3 becomes 1)."""
+    if dup_op is None:
+        return None
+    from . import operators
+    from .errors import DomainMismatch
+
+    typed = operators.binary(dup_op, dt)  # typed by one type, as python-graphblas does
+    if typed.op.kind == "monoid":  # a monoid stands for its binary operator
+        typed = typed.op.binop[typed.type]
+    if typed.op.kind != "binary":
+        raise DomainMismatch(f"dup_op must be a binary operator, got {dup_op!r}")
+    y_type = operators.y_domain(typed)
+    if typed.out_type != typed.type or y_type != typed.type:
+        raise DomainMismatch(f"dup_op {typed!r} has domains {typed.out_type.name} = "
+                             f"f({typed.type.name}, {y_type.name}): the domains of the operator "
+                             "combining duplicates must be identical")
+    return typed
+
+
+# associative whatever the grouping, though not monoids here
+_ASSOCIATIVE = ("first", "second", "pair", "any")
+
+
+def _order_free(typed, dt):
+    """Whether folding duplicates in any grouping gives the left fold's result exactly: an
+    associative operator on an integer or BOOL type, computed in that type. Float sums and
+    products depend on the grouping (SuiteSparse adds duplicates in input order), and min /
+    max on floats on the order of signed zeros, so floats take the left fold, except for
+    first / second / pair / any, which pick a value."""
+    if typed.type != dt:
+        return False
+    if typed.op.name in _ASSOCIATIVE:
+        return True
+    if dt.is_float:
+        return False
+    from . import operators
+    from .errors import GraphBLASError
+
+    try:
+        mon = operators.monoid(typed.op.name, dt)
+    except GraphBLASError:
+        return False
+    return mon.type == dt and getattr(mon.op, "binop", None) is typed.op
+
+
+def _combine_duplicates(rows, cols, vals, iso, dt, typed):
+    """Entries sorted by position, stably (duplicates in input order), each run of
+    duplicates folded left to right by ``typed`` (from _dup_operator; None: duplicates are an
+    error): ((v0 ⊙ v1) ⊙ v2) ..., GrB_Matrix_build's order. Returns (rows, cols, vals, iso);
+    vals None stays iso unless duplicates are combined."""
+    if typed is not None and typed.type != dt:
+        # SuiteSparse passes every value through the operator's type, duplicated or not
+        if vals is None:
+            iso = cast_scalar(cast_scalar(iso, typed.type), dt)
+        else:
+            vals = cast(cast(vals, typed.type, xp), dt, xp)
     if len(rows) < 2:
-        return rows, cols, vals
+        return rows, cols, vals, iso
     dup = (rows[1:] == rows[:-1]) & (cols[1:] == cols[:-1])
     if not bool(backend.to_scalar(dup.any())):
-        return rows, cols, vals
-    if dup_op is None:
+        return rows, cols, vals, iso
+    if typed is None:
         k = int(backend.to_scalar(xp.nonzero(dup)[0][0]))
         r, c = (int(backend.to_scalar(a[k])) for a in (rows, cols))
         raise InvalidValue(f"duplicate entry at ({r}, {c}); pass dup_op to combine duplicates")
-    from . import operators
-    from .kernels.segment import segment_reduce
+    from .kernels.segment import segment_fold_left, segment_reduce
 
     starts = xp.nonzero(xp.concatenate([xp.ones(1, dtype=bool), ~dup]))[0]
-    if vals is not None:
-        op = operators.binary(dup_op, dt, dt)
-        vals = segment_reduce(vals, starts, op.op, op.type)
-        vals = cast(vals, dt, xp)
-    return rows[starts], cols[starts], vals
+    if vals is None:  # the iso value, once per entry: v ⊙ v need not be v
+        vals = xp.full(len(rows), iso, dtype=dt.np_type)
+    if _order_free(typed, dt):
+        vals = cast(segment_reduce(vals, starts, typed.op, dt), dt, xp)
+    else:
+        vals = cast(segment_fold_left(cast(vals, typed.type, xp), starts, typed), dt, xp)
+    return rows[starts], cols[starts], vals, None
 
 
 def _check_offsets(indptr, nvals, what):

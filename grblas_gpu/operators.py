@@ -40,6 +40,11 @@ def accumulator(op, c_type, t_type=None):
     return value_op(_semirings().resolve_binary(op, c_type))
 
 
+def y_domain(typed):
+    """The type of a typed binary operator's y operand in SuiteSparse (bshift's is INT8)."""
+    return _semirings().binary.Y_DOMAINS.get(typed.op.name, typed.type)
+
+
 def is_positional(op):
     """Whether op (a binary op or semiring, typed or not) multiplies by position."""
     return _semirings().positional.is_positional(op)

@@ -150,10 +150,13 @@ class Vector(MaskableMixin):
     @classmethod
     def from_coo(cls, indices, values=None, *, size=None, dtype=None, dup_op=None):
         """From indices and values (array, scalar for iso, or None for structure only)."""
-        from .matrix import Matrix
+        from .matrix import Matrix, _dup_operator
 
         host = _host_entries(indices, values, size, dtype)
-        if host is not None:
+        # no duplicates; a dup_op that cannot combine is refused all the same, and one of
+        # another type than the values' takes the general path (values pass through its type)
+        typed = None if host is None else _dup_operator(dup_op, host[1])
+        if host is not None and (typed is None or typed.type == host[1]):
             return cls._from_sparse(*host)
         idx = as_index_array(indices, "indices")
         vals, iso, dt = values_and_dtype(values, len(idx), dtype)

@@ -219,6 +219,9 @@ _OPS = {
         name, c, I.quiet(f), types, out, commutes_to=rev, ufunc=uf, coercions=co or {})
     for name, (c, f, types, out, rev, uf, co) in _TABLE.items()
 }
+# SuiteSparse's operand types where y's is not x's (the table above converts y itself):
+# such an operator cannot combine a build's duplicates, whose domains must be one type
+Y_DOMAINS = {"bshift": INT8}
 # GrB_DIV is python-graphblas's cdiv; nvGRAPH/oneMKL/SuiteSparse users say div. oneb is
 # SuiteSparse's older name of pair.
 ALIASES = {"div": "cdiv", "oneb": "pair"}

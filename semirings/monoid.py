@@ -78,5 +78,9 @@ _OPS = {
     for name, (binop, types, identity, terminal, co, uf) in _TABLE.items()
 }
 ALIASES = {}
+# On BOOL, binary operators that are another monoid's operator there (SuiteSparse's
+# GB_binop_to_monoid): GrB_Matrix_reduce_BinaryOp accepts them as that monoid.
+BOOL_EQUIVALENTS = {"plus": "lor", "minus": "lxor", "rminus": "lxor", "ne": "lxor",
+                    "isne": "lxor", "iseq": "lxnor"}
 globals().update(_OPS)
 __all__ = sorted(_OPS)

@@ -156,3 +156,22 @@ def test_algorithm_checks_can_fail(monkeypatch, name):
         monkeypatch.setattr(algorithms, "triangle_count", lambda A: 44)
     o = run(cases)[0]
     assert o.status == "failed" and o.reproducer
+
+
+def test_build_and_reduce_binary_families_pass_and_can_fail(monkeypatch):
+    """Builds with every binary dup_op and reductions with every binary operator agree with
+    python-graphblas; a build that groups the fold of duplicates (a tree, not left to right)
+    fails, with a reproducer that rebuilds the case."""
+    cases = enumerate_cases(Plan(mode="tiny"), ["build", "reduce_binary"])
+    assert {c.op for c in cases} == {"build", "reduce_binary"}
+    outs = run(cases, shrink=False)
+    assert [o.reason for o in outs if o.status == "failed"] == []
+    assert sum(o.status == "passed" for o in outs) >= 20
+
+    import grblas_gpu.matrix as matrix
+
+    monkeypatch.setattr(matrix, "_order_free", lambda typed, dt: typed.type == dt)
+    bad = [o for o in run(enumerate_cases(Plan(mode="tiny"), ["build"]), shrink=False)
+           if o.status == "failed"]
+    assert bad and any("minus" in o.case.label or "pow" in o.case.label for o in bad)
+    assert "from_coo(" in bad[0].reproducer and "dup_op=" in bad[0].reproducer

@@ -576,3 +576,127 @@ def test_large_file_reads_fast(tmp_path, rng):
     elapsed = time.perf_counter() - t
     assert B.isequal(A)
     assert elapsed < 8, f"read of 1M entries took {elapsed:.1f} s"
+
+
+# ---------------------------------------------------------------------- no raw exceptions
+def test_unreadable_sources_raise_invalid_value(tmp_path):
+    """A missing file, a directory, a truncated .gz, a file object whose read fails: each an
+    InvalidValue naming the file (never FileNotFoundError, EOFError, BadGzipFile)."""
+    with pytest.raises(InvalidValue, match="no_such.mtx"):
+        read_mm(tmp_path / "no_such.mtx")
+    with pytest.raises(InvalidValue, match="cannot be read"):
+        read_mm(tmp_path)
+    gz = tmp_path / "t.mtx.gz"
+    whole = gzip.compress(_file(lines=["1 1 1", "3 2 2"]).encode())
+    for part in (whole[: len(whole) // 2], b"not gzip at all"):
+        gz.write_bytes(part)
+        with pytest.raises(InvalidValue, match="t.mtx.gz"):
+            read_mm(gz)
+        with pytest.raises(InvalidValue):
+            mm_info(gz)
+    closed = io.BytesIO(b"")
+    closed.close()
+    with pytest.raises(InvalidValue, match="cannot be read"):
+        read_mm(closed)
+
+
+def test_huge_headers_are_refused_before_allocating():
+    """10**18 rows: CSR offsets of that length cannot be stored (NotSupported, before any
+    allocation); rows within the limit whose offsets exceed the memory budget: AllocFailed;
+    10**18 declared entries that the file does not hold: InvalidValue (premature end)."""
+    from grblas_gpu.kernels import memory
+
+    head = b"%%MatrixMarket matrix coordinate real general\n"
+    for size in (b"1000000000000000000 3 0", b"100000000000 1 1"):
+        with pytest.raises(NotSupported, match="hypersparse"):
+            read_mm(io.BytesIO(head + size + b"\n"))
+    with pytest.raises(NotSupported):
+        read_mm(io.BytesIO(b"%%MatrixMarket matrix array real general\n3000000000 1\n1\n"))
+    old = memory.set_limit(2**20)
+    try:
+        with pytest.raises(gg.AllocFailed, match="row offsets"):
+            read_mm(io.BytesIO(head + b"1000000000 3 0\n"))
+    finally:
+        memory.set_limit(old)
+    with pytest.raises(InvalidValue, match="premature end"):
+        read_mm(io.BytesIO(head + b"3 3 1000000000000000000\n1 1 1\n"))
+    # many columns need no offsets per column: fine
+    assert read_mm(io.BytesIO(head + b"2 1000000000000000000 1\n1 5 2.5\n"))[0, 4] == 2.5
+
+
+def test_write_vector_as_one_row_like_python_graphblas(tmp_path):
+    """A Vector is written as a 1 x size matrix, as python-graphblas's mmwrite writes it."""
+    import graphblas as gb
+
+    v = gg.Vector.from_coo([0, 3, 4], [1.5, -2.0, 0.0], size=6)
+    p = tmp_path / "v.mtx"
+    write_mm(p, v)
+    A = read_mm(p)
+    assert A.shape == (1, 6) and [a.tolist() for a in A.to_coo()] == [[0, 0, 0], [0, 3, 4],
+                                                                       [1.5, -2.0, 0.0]]
+    theirs = io.BytesIO()
+    gb.io.mmwrite(theirs, v.to_graphblas())
+    ref = gb.io.mmread(io.BytesIO(theirs.getvalue()))
+    assert ref.shape == A.shape and A.isequal(gg.Matrix.from_graphblas(ref))
+    iso = gg.Vector.from_coo([1], 7, size=3, dtype="INT16")
+    write_mm(p, iso)
+    assert read_mm(p).dtype == gg.INT16 and read_mm(p)[0, 1] == 7
+
+
+def test_write_bad_arguments_leave_nothing_behind(tmp_path, monkeypatch):
+    """None for the matrix or the target, a missing directory, a directory as the target, a
+    closed or read-only file object: InvalidValue, and no file (or temporary) is left; an
+    existing file is replaced only by a complete one."""
+    A = gg.Matrix.from_coo([0, 1], [1, 0], [1.0, 2.0])
+    with pytest.raises(InvalidValue, match="Matrix or a Vector"):
+        write_mm(tmp_path / "x.mtx", None)
+    with pytest.raises(InvalidValue, match="Matrix or a Vector"):
+        write_mm(tmp_path / "x.mtx", np.eye(2))
+    with pytest.raises(InvalidValue, match="path or a file object"):
+        write_mm(None, A)
+    with pytest.raises(InvalidValue, match="cannot write"):
+        write_mm(tmp_path / "no_dir" / "x.mtx", A)
+    with pytest.raises(InvalidValue, match="directory"):
+        write_mm(tmp_path, A)
+    assert os.listdir(tmp_path) == []
+    closed = io.BytesIO()
+    closed.close()
+    with pytest.raises(InvalidValue, match="cannot write"):
+        write_mm(closed, A)
+    with open(tmp_path / "r.mtx", "wb") as f:
+        f.write(b"old")
+    with open(tmp_path / "r.mtx", "rb") as f, pytest.raises(InvalidValue, match="cannot write"):
+        write_mm(f, A)
+    # a failure while writing (the disk full after the header) leaves the old file as it
+    # was, and no temporary
+    import grblas_gpu.io as gio
+
+    def full(*args):
+        raise OSError(28, "No space left on device")
+
+    target = tmp_path / "r.mtx"
+    with monkeypatch.context() as m:
+        m.setattr(gio, "_value_strings", full)
+        with pytest.raises(InvalidValue, match="No space left"):
+            write_mm(target, A)
+    assert target.read_bytes() == b"old" and sorted(os.listdir(tmp_path)) == ["r.mtx"]
+    write_mm(target, A)
+    assert read_mm(target).isequal(A) and sorted(os.listdir(tmp_path)) == ["r.mtx"]
+
+
+def test_symmetry_auto_compares_bits(tmp_path):
+    """+0.0 and -0.0 compare equal but are different values: a matrix holding them at
+    (i, j) and (j, i) is written general, so the round trip is exact bit for bit; a NaN
+    opposite the same NaN is symmetric."""
+    p = tmp_path / "z.mtx"
+    for t in ("FP32", "FP64"):
+        A = gg.Matrix.from_coo([0, 1, 2, 2], [1, 0, 0, 2], [0.0, -0.0, 1.5, 2.0], nrows=3,
+                               ncols=3, dtype=t)
+        write_mm(p, A, symmetry="auto")
+        assert p.read_text().splitlines()[0].endswith("general")
+        _bits_equal(read_mm(p), A)
+        N = gg.Matrix.from_coo([0, 1, 1], [1, 0, 1], [np.nan, np.nan, -0.0], nrows=2, ncols=2,
+                               dtype=t)
+        write_mm(p, N, symmetry="auto")
+        assert p.read_text().splitlines()[0].endswith("symmetric")
+        _bits_equal(read_mm(p), N)

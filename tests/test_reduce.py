@@ -39,8 +39,9 @@ def test_hand_checked():
     assert [a.tolist() for a in A.reduce_columnwise("max").to_coo()] == [[0, 1, 2, 3], [4, 1, 3, 5]]
     assert A.T.reduce_rowwise("min").to_coo()[1].tolist() == [-2, 1, 3, 5]
     assert A.reduce_rowwise().dtype == gg.INT8  # the monoid's type: no promotion
-    # a binary op without a monoid folds each row left to right (C API: reduce_BinaryOp)
-    assert A.reduce_rowwise("minus").to_coo()[1].tolist() == [-4, -2, 1]
+    # a binary op without a monoid is refused, as SuiteSparse refuses it (GrB_NOT_IMPLEMENTED)
+    with pytest.raises(gg.NotSupported, match="GrB_NOT_IMPLEMENTED"):
+        A.reduce_rowwise("minus")
     assert A.reduce_scalar() == 11 and A.reduce_scalar().dtype == np.int8
     assert A.reduce_scalar("max") == 5 and A.T.reduce_scalar("min") == -2
     assert A.reduce_scalar(accum="plus", initial=1.5) == 12.5  # accum(initial, s), initial's type
@@ -68,8 +69,8 @@ def test_long_vector_scalar_reduction(rng):
 # ---------------------------------------------------------------------- cross-checks
 def test_long_rows_match_python_graphblas(rng):
     """Rows long enough on average to be folded a warp per row on the GPU (chunks per lane,
-    combined in order), one row much longer than the rest, every monoid and first/second
-    (not commutative: the fold keeps left-to-right order)."""
+    combined in order), one row much longer than the rest, every monoid; first/second
+    (not commutative: the fold keeps left-to-right order) as a build's dup_op."""
     import graphblas as gb
 
     nrows, ncols = 12, 700
@@ -86,12 +87,17 @@ def test_long_rows_match_python_graphblas(rng):
             except (KeyError, TypeError, AttributeError, gb.exceptions.DomainMismatch):
                 continue
             _close(A.reduce_rowwise(name), ref)
-        # first / second (SuiteSparse takes only monoids here): a row's first and last value
+        # first / second have no monoid: refused here (as SuiteSparse refuses them), they
+        # fold the same long runs as a build's dup_op: a row's first and last value
         starts = np.searchsorted(rows, np.arange(nrows))
         ends = np.searchsorted(rows, np.arange(nrows), side="right")
         held = ends > starts
         for name, pos in (("first", starts), ("second", ends - 1)):
-            idx, got = A.reduce_rowwise(name).to_coo()
+            with pytest.raises(gg.NotSupported):
+                A.reduce_rowwise(name)
+            B = gg.Matrix.from_coo(rows, np.zeros_like(rows), vals, nrows=nrows, ncols=1,
+                                   dtype=t, dup_op=name)
+            idx, _, got = B.to_coo()
             np.testing.assert_array_equal(idx, np.nonzero(held)[0])
             np.testing.assert_array_equal(got, vals[pos[held]])
 
@@ -190,7 +196,8 @@ def test_bad_input_raises_and_changes_nothing(rng):
     assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_rowwise(w4, A, semirings.unary.abs),
                             *objs)
     assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_rowwise(w4, A, "lt"), *objs)
-    assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_rowwise(w4, B, "plus"), *objs)
+    # plus on BOOL is lor there (SuiteSparse's reduce_BinaryOp takes it as that monoid)
+    assert B.reduce_rowwise("plus").isequal(B.reduce_rowwise("lor"))
     # to a scalar: only a monoid (a binary op without one has no identity for no entries)
     assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_scalar(A, "minus"), *objs)
     assert_raises_unchanged(DomainMismatch, lambda: gg.reduce_scalar(A, semirings.binary.minus),
@@ -250,3 +257,58 @@ def test_reduce_into_a_device_scalar(form, dtype, monoid):
                             lambda: gg.reduce_scalar(u, monoid, out=s, initial=1), u, s)
     assert_raises_unchanged(InvalidValue, lambda: gg.reduce_scalar(u, monoid, out=np.zeros(1)),
                             u)
+
+
+# ---------------------------------------------------------------------- binary operators
+NO_MONOID = ("minus", "rminus", "cdiv", "rdiv", "pow", "first", "second", "truediv", "iseq",
+             "isne", "ne", "eq", "atan2", "hypot", "bor", "bxor", "pair", "absfirst")
+
+
+@pytest.mark.parametrize("t", ["BOOL", "INT8", "UINT16", "FP32", "FP64"])
+def test_binary_ops_are_refused_where_suitesparse_refuses(t):
+    """A binary operator reduces only as its monoid at the type: SuiteSparse's
+    GrB_Matrix_reduce_BinaryOp refuses the others (GrB_NOT_IMPLEMENTED: minus, cdiv, pow,
+    first; bor on signed types; GrB_DOMAIN_MISMATCH: eq on numbers), and accepts some on
+    BOOL as the monoid they are there (plus = lor, minus = ne = lxor, iseq = lxnor).
+    python-graphblas reduces to a scalar with monoids only. Both refuse, or both agree; a
+    refusal changes nothing."""
+    import graphblas as gb
+
+    import semirings
+
+    rows, cols = [0, 0, 1, 1, 1, 3], [0, 2, 0, 1, 2, 1]
+    vals = np.array([1, 2, 3, 1, 2, 1]).astype(gg.lookup_dtype(t).np_type)
+    A = gg.Matrix.from_coo(rows, cols, vals, nrows=4, ncols=3, dtype=t)
+    G = gb.Matrix.from_coo(rows, cols, vals, nrows=4, ncols=3, dtype=t)
+    u = gg.Vector.from_coo([0, 2, 1], vals[:3], size=3, dtype=t)
+    g = u.to_graphblas()
+    for name in NO_MONOID + ("plus", "times", "min", "max", "lor", "lxor", "band"):
+        w = gg.Vector(t, 4)
+        calls = (("reduce_rowwise", lambda op: gg.reduce_rowwise(w, A, op),
+                  lambda op: G.reduce_rowwise(op).new()),
+                 ("reduce_columnwise", lambda op: A.reduce_columnwise(op),
+                  lambda op: G.reduce_columnwise(op).new()),
+                 ("reduce_scalar", lambda op: A.reduce_scalar(op),
+                  lambda op: G.reduce_scalar(op).new().value),
+                 ("vector reduce", lambda op: u.reduce(op), lambda op: g.reduce(op).new().value))
+        for what, ours, theirs in calls:
+            try:
+                ref = theirs(getattr(gb.binary, name))
+            except (gb.exceptions.GraphblasException, TypeError, KeyError) as e:
+                ref = e
+            if isinstance(ref, Exception):
+                cls = (gg.NotSupported if isinstance(ref, gb.exceptions.NotImplementedException)
+                       else gg.DomainMismatch)
+                assert_raises_unchanged(cls, lambda: ours(getattr(semirings.binary, name)),
+                                        A, w, u)
+                assert_raises_unchanged(cls, lambda: ours(name), A, w, u)
+                continue
+            got = ours(getattr(semirings.binary, name))
+            got = w if got is None else got
+            if what.startswith("reduce_") and what != "reduce_scalar":
+                # values only: lor on INT8 gives BOOL here, INT8 there (the monoid's type)
+                (oi, ov), (ri, rv) = got.to_coo(), ref.to_coo()
+                np.testing.assert_array_equal(oi, ri)
+                np.testing.assert_allclose(ov.astype(float), rv.astype(float), rtol=1e-6)
+            else:
+                assert float(got) == pytest.approx(float(ref)), (name, t, what)

@@ -1,18 +1,27 @@
 """Segmented reduction: reduce runs of equal keys with a binary operator.
 
 ``segment_reduce(values, starts, op)``: ``starts`` are the (sorted) start offsets of
-non-empty segments; returns one value per segment, folding left to right, so
+non-empty segments; returns one value per segment, combining neighbours in order, so
 non-commutative associative operators (first, second) keep their meaning.
 
 NumPy: ``ufunc.reduceat`` when the operator is a ufunc, else a log-depth pairwise tree of
 vectorised calls of the operator's NumPy function. CuPy: a generated kernel (one thread
 per segment) from the operator's C expression; a warp per segment when segments are long
 enough on average (each lane folds a contiguous chunk, the lanes are then combined in order:
-power-law rows, such as a hub's, no longer hold one thread for their whole length).
+power-law rows, such as a hub's, no longer hold one thread for their whole length). The
+tree, reduceat's pairwise float sums and the warp's chunks group the terms: exact for
+operators that are associative on the type.
+
+``segment_fold_left(values, starts, typed)``: the strict left fold ((v0 ⊙ v1) ⊙ v2) ⊙ ...
+that GrB_Matrix_build applies to duplicates, for any operator (minus, cdiv, pow, float
+plus). NumPy: step k folds the k-th value of every segment that has one, in one vectorised
+call: O(len(values)) work in (longest segment - 1) steps (a position duplicated 10**5 times
+costs 10**5 small steps). CuPy: the thread-per-segment kernel above, one launch.
 """
 import numpy as np
 
 from .. import backend
+from ..types import cast
 from .cache import KernelKey, get_kernel
 
 xp = backend.xp
@@ -53,6 +62,32 @@ def _segment_reduce_tree(values, starts, fn, n):
             vals[active] = fn(vals[active], vals[active + step]).astype(vals.dtype)
         step *= 2
     return vals[starts]
+
+
+def segment_fold_left(values, starts, typed):
+    """acc = op(acc, v) over each segment in order, acc starting at the segment's first
+    value; ``typed``: the operator at its type (``values`` are of that type, and so is the
+    result)."""
+    n, nseg = len(values), len(starts)
+    if nseg == 0:
+        return values[:0]
+    if backend.is_gpu:  # one thread folds each segment in order: one launch, no host read
+        return _segment_reduce_cuda(values, starts, typed.op, typed.type, ordered=True)
+    starts = starts.astype(np.int64, copy=False)
+    lens = xp.diff(xp.concatenate([starts, xp.asarray([n], dtype=np.int64)]))
+    # longest segments first: those still folding at step k are a prefix
+    order = xp.argsort(-lens, kind="stable")
+    first = starts[order]
+    acc = values[first]
+    maxlen = int(backend.to_scalar(lens[order[0]]))
+    # active[k - 1]: how many segments hold more than k values (one read for every step)
+    active = backend.to_host(xp.searchsorted(-lens[order], -xp.arange(1, maxlen), side="left"))
+    fn, t = typed.op.numpy, typed.type
+    for k, m in enumerate(active.tolist(), start=1):
+        acc[:m] = cast(xp.asarray(fn(acc[:m], values[first[:m] + k])), t, xp)
+    out = xp.empty_like(acc)
+    out[order] = acc
+    return out
 
 
 _SEGMENT_TEMPLATE = r"""
@@ -110,11 +145,13 @@ extern "C" __global__ void segment_reduce_warp(const T* __restrict__ vals, const
 SEGMENT_WARP_MIN = 16   # mean segment length from which a warp folds each segment
 
 
-def _segment_reduce_cuda(values, starts, op, dtype):
+def _segment_reduce_cuda(values, starts, op, dtype, ordered=False):
+    """``ordered``: a strict left fold (a thread per segment), for operators that are not
+    associative; else a warp per segment where segments are long on average."""
     from string import Template
 
     nseg, n = len(starts), len(values)
-    warp = n >= SEGMENT_WARP_MIN * nseg
+    warp = not ordered and n >= SEGMENT_WARP_MIN * nseg
     variant = "warp_per_segment" if warp else "thread_per_segment"
     key = KernelKey("segment_reduce", variant, (op.name,), (dtype.name,))
     if warp:

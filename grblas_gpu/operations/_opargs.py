@@ -9,7 +9,7 @@ from ``semirings.indexunary``, imported at call time (semirings sits above the e
 import numpy as np
 
 from .. import backend, operators
-from ..errors import DomainMismatch, GraphBLASError, InvalidValue
+from ..errors import DomainMismatch, GraphBLASError, InvalidValue, NotSupported
 from ..mask import Mask
 from ..types import cast, lookup_dtype
 
@@ -105,36 +105,61 @@ def _typed_binary(op, t1, t2):
     return typed
 
 
-def reduce_op(op, t, *, require_monoid):
-    """A typed monoid for reducing values of type t. A binary operator that has a monoid
-    (the catalog's monoid of the same name) means that monoid; one without a monoid is
-    accepted only with ``require_monoid=False`` (reducing to a vector needs no identity)."""
+def reduce_op(op, t, *, to_vector=False):
+    """A typed monoid for reducing values of type t. A binary operator means its monoid (the
+    catalog's monoid of the same name, at t; reducing to a vector on BOOL, also the monoid it
+    is there: plus is lor). One without a monoid at t is refused: NotSupported reducing to a
+    vector (SuiteSparse's GrB_Matrix_reduce_BinaryOp: GrB_NOT_IMPLEMENTED), DomainMismatch
+    reducing to a scalar (python-graphblas takes a monoid only there)."""
+    no_monoid = NotSupported if to_vector else DomainMismatch
     base, typed_at = _split(op)
+    binop = None
     if isinstance(op, str):
-        base = _lookup(op, "monoid")
-        if base is None:
-            binop = _lookup(op, "binary")
-            if binop is None or require_monoid:
-                raise DomainMismatch(_no_monoid(op, binop))
-            return _typed_binary(binop, t, t)
+        base, binop = _lookup(op, "monoid"), _lookup(op, "binary")
+        if base is None and binop is None:
+            raise DomainMismatch(_no_monoid(op, binop))
     elif _kind(base) == "binary":
+        binop = base
         monoid = _lookup(base.name, "monoid")
-        if monoid is not None and monoid.binop == base:
-            base = monoid
-        elif require_monoid:
-            raise DomainMismatch(_no_monoid(op, base))
-        else:
-            return op if typed_at is not None else _typed_binary(base, t, t)
+        base = monoid if monoid is not None and monoid.binop == base else None
+    if binop is not None:
+        if base is None or not _defined_at(base, typed_at or t):  # bor on signed integers
+            base = _bool_equivalent(binop, typed_at or t) if to_vector else None
+        if base is None:
+            _refuse_without_monoid(op, binop, typed_at or t, no_monoid)
     if _kind(base) != "monoid":
         raise DomainMismatch(f"{op!r} is not a monoid")
     return base[typed_at] if typed_at is not None else operators.monoid(base, t)
 
 
+def _bool_equivalent(binop, t):
+    """The monoid a binary operator is on BOOL (plus is lor there), or None."""
+    if lookup_dtype(t).name != "BOOL":
+        return None
+    name = _catalog().monoid.BOOL_EQUIVALENTS.get(binop.name)
+    return None if name is None else _lookup(name, "monoid")
+
+
+def _defined_at(monoid, t):
+    try:
+        operators.monoid(monoid, t)
+    except GraphBLASError:
+        return False
+    return True
+
+
+def _refuse_without_monoid(op, binop, t, cls):
+    typed = _typed_binary(binop, t, t)
+    if typed.out_type != typed.type:  # eq on numbers: its result is not of its operands' type
+        raise DomainMismatch(f"{typed!r} does not stay in {typed.type.name}: it cannot reduce")
+    raise cls(_no_monoid(op, binop))
+
+
 def _no_monoid(op, binop):
     if binop is None:
         return f"{op!r} is not a monoid or a binary operator"
-    return (f"{op!r} is a binary operator without a monoid; reducing to a scalar needs a "
-            "monoid (its identity is the result for no entries)")
+    return (f"{op!r} is a binary operator without a monoid: a reduction needs an associative "
+            "and commutative operator with an identity (a monoid)")
 
 
 def indexunary(op, x_type, thunk_type):

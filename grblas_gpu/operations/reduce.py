@@ -8,9 +8,10 @@
                         with ``accum``
 
 ⊕: a monoid, or a binary operator that has one (the catalog's monoid of the same name).
-A binary operator without a monoid may reduce to a vector (it is folded left to right
-within each row, as the C API allows for GrB_Matrix_reduce_BinaryOp) but not to a scalar:
-DomainMismatch, since the empty case has no identity. Values are cast to ⊕'s type.
+A binary operator without a monoid (minus, cdiv, pow, first ...) is refused as SuiteSparse
+refuses it: NotSupported (GrB_NOT_IMPLEMENTED) reducing to a vector, DomainMismatch
+reducing to a scalar (python-graphblas takes a monoid only there); one whose result type
+differs from its operands' (eq on numbers) is DomainMismatch. Values are cast to ⊕'s type.
 
 Computation: one segmented reduction (kernels.segment) over CSR rows; a scalar is one
 whole-array reduction (kernels.reduce_all: a monoid is commutative, so any order), taking a
@@ -62,7 +63,7 @@ def _rowwise(w, A, op, mask, accum, desc, flip):
 
 
 def _vector_op(op, t):
-    typed = reduce_op(op, t, require_monoid=False)
+    typed = reduce_op(op, t, to_vector=True)
     if typed.out_type != typed.type:
         raise DomainMismatch(f"{typed!r} does not stay in {typed.type.name}: it cannot reduce")
     return typed
@@ -108,7 +109,7 @@ def reduce_scalar(A, op="plus", *, accum=None, initial=None, out=None):
     A, _ = unwrap_transpose(A)
     if not isinstance(A, (Matrix, Vector)):
         raise InvalidValue(f"reduce_scalar needs a Matrix or a Vector, got {type(A).__name__}")
-    typed = reduce_op(op, A.dtype, require_monoid=True)
+    typed = reduce_op(op, A.dtype)
     if out is not None:
         return _reduced_into(out, A, typed, accum, initial)
     acc = None
