@@ -5,10 +5,10 @@ own namespace holding the operands built by that library, so the reproducer prin
 failure is exactly what ran. Verdicts:
 
     passed   results agree (and agree with the dense mimic where the case has one), or both
-             libraries reject the case with an error
+             libraries reject the case with an error (a strict case: whatever the error)
     failed   they differ, grblas_gpu raises where python-graphblas does not, grblas_gpu
              changed an input, or (cases tagged "strict": reductions and builds with any
-             operator) grblas_gpu computes where python-graphblas refuses
+             operator) one library refuses where the other computes
     skipped  with a reason: the operation or operator is not in grblas_gpu yet, grblas_gpu
              raises NotSupported (an explicit, documented limit), or python-graphblas
              cannot express the case (it raises where grblas_gpu computes)
@@ -138,6 +138,12 @@ def evaluate(case, family, datas):
         # the reference itself is broken (a version mismatch, a harness bug): never a skip
         return Outcome(case, "failed", f"conformance harness: python-graphblas failed to run: "
                                        f"{_short(err_r)}")
+    if "strict" in case.tags and err_g is not None:  # refusals must match SuiteSparse's
+        if err_r is not None:
+            return Outcome(case, "passed", "both refuse", checks=("python-graphblas",))
+        if "huge" not in case.tags:  # (2**40 operands: grblas_gpu's documented size limit)
+            return Outcome(case, "failed", f"grblas_gpu refuses where python-graphblas "
+                                           f"computes: {_short(err_g)}")
     if isinstance(err_g, gg.NotSupported) and not isinstance(err_g, gg.TypeNotSupported):
         return Outcome(case, "skipped", f"grblas_gpu: {_short(err_g)}")
     if "invalid" in case.tags:
