@@ -241,7 +241,8 @@ def _load(path_or_file):
             with opener(path, "rb") as f:
                 return path, f.read()
         except (OSError, EOFError, zlib.error) as e:  # missing, unreadable, a truncated .gz
-            raise InvalidValue(f"{path}: cannot be read: {e or type(e).__name__}") from e
+            why = getattr(e, "strerror", None) or str(e) or type(e).__name__
+            raise InvalidValue(f"{path}: cannot be read: {why}") from e
     if hasattr(path_or_file, "read"):
         name = str(getattr(path_or_file, "name", "<file>"))
         try:

@@ -119,7 +119,7 @@ def test_engine_errors_exit_1_naming_the_status(capsys, argv, status, needle):
 
 def test_missing_file_and_directory_exit_1(capsys, tmp_path):
     assert cli.main(["run", "bfs", str(tmp_path / "missing.mtx")]) == 1
-    assert "missing.mtx: No such file or directory" in _error_line(capsys)
+    assert "missing.mtx: cannot be read: No such file or directory" in _error_line(capsys)
     folder = tmp_path / "folder.mtx"
     folder.mkdir()
     assert cli.main(["run", "bfs", str(folder)]) == 1
