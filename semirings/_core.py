@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, DataType, lookup_dtype
 
@@ -21,6 +23,13 @@ __all__ = ["UnaryOp", "BinaryOp", "Monoid", "Semiring", "Typed"]
 NUMERIC = tuple(t for t in ALL_TYPES if not t.is_bool)
 INTEGER = tuple(t for t in ALL_TYPES if t.np_type.kind in "iu")
 FLOATS = tuple(t for t in ALL_TYPES if t.is_float)
+
+
+def flag(x, what):
+    """A bool argument: True/False (or 1/0); anything else is refused, not read by truth."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
+        return bool(x)
+    raise InvalidValue(f"{what} must be True or False, got {x!r}")
 
 
 def _types_tuple(types):
@@ -45,6 +54,8 @@ class _Op:
         return target
 
     def __getitem__(self, dtype):
+        if not isinstance(dtype, DataType):
+            dtype = lookup_dtype(dtype)  # the cache is keyed by DataType (and refuses arrays)
         typed = self.__dict__.setdefault("_typed", {})  # one view per type, made once
         view = typed.get(dtype)
         if view is None:

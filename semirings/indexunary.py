@@ -27,7 +27,7 @@ import numpy as np
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, INT64, lookup_dtype, unify
 
-from ._core import Typed, _ExpressionOp
+from ._core import Typed, _ExpressionOp, flag
 
 __all__ = ["IndexUnaryOp", "indexunary_op", "lookup", "resolve_indexunary", "names",
            "rowindex", "colindex", "diagindex", "tril", "triu", "diag", "offdiag",
@@ -83,7 +83,7 @@ def indexunary_op(name, *, c_expr, numpy, types=ALL_TYPES, out_type=None, thunk_
     if not callable(numpy):
         raise InvalidValue(f"index-unary operator {name!r}: numpy must be callable")
     op = IndexUnaryOp(name, c_expr, numpy, types, out_type, thunk_type, positional, reads_index)
-    if register:
+    if flag(register, "register"):
         if name.lower() in _REGISTRY or name.lower() in _ALIASES:
             raise InvalidValue(f"an index-unary operator named {name!r} already exists")
         _REGISTRY[name.lower()] = op

@@ -28,7 +28,7 @@ from . import table as _table
 from . import monoid as _monoid
 from . import positional as _positional
 from . import unary as _unary
-from ._core import BinaryOp, Monoid, Semiring, Typed, UnaryOp
+from ._core import BinaryOp, Monoid, Semiring, Typed, UnaryOp, flag as _flag
 from .names import NVGRAPH_SEMIRINGS, ONEMKL_ACCUMULATORS, ONEMKL_SEMIRINGS, parse_c_name
 
 KINDS = ("semiring", "binary", "monoid", "unary")
@@ -49,8 +49,16 @@ _TYPED_NAME = re.compile(r"^(.*)\[\s*([A-Za-z0-9_]+)\s*\]$")
 
 
 def _check_kind(kind):
-    if kind is not None and kind not in KINDS:
+    if kind is not None and not (isinstance(kind, str) and kind in KINDS):
         raise InvalidValue(f"kind must be one of {KINDS} or None, not {kind!r}")
+
+
+def _required(found, given, kind):
+    """``found`` (a lookup's answer); None, which names no operator, is refused where an
+    operator of ``kind`` is needed (None, 'MKL_GRAPH_ACCUMULATOR_NONE')."""
+    if found is None:
+        raise InvalidValue(f"a {kind} is required, got {given!r}")
+    return found
 
 
 def _coerce_obj(op, kind):
@@ -162,12 +170,12 @@ def resolve(op, t1, t2=None, kind=None):
 
 def catalog(kind="semiring"):
     """{name: operator} of one kind, built-in and registered, aliases left out."""
-    _check_kind(kind)
+    _check_kind(_required(kind, kind, "kind"))
     return {name: op for name, op in REGISTRY[kind].items() if op.name == name}
 
 
 def resolve_unary(op, t):
-    op = lookup(op, "unary")
+    op = _required(lookup(op, "unary"), op, "unary operator")
     return op if isinstance(op, Typed) else op[t]
 
 
@@ -180,19 +188,19 @@ def resolve_binary(op, t1, t2=None):
 
 
 def resolve_monoid(m, t):
-    m = lookup(m, "monoid")
+    m = _required(lookup(m, "monoid"), m, "monoid")
     return m if isinstance(m, Typed) else m[t]
 
 
 def resolve_semiring(sr, t1, t2=None):
     """The typed semiring for A's type t1 and B's type t2."""
-    sr = lookup(sr, "semiring")
+    sr = _required(lookup(sr, "semiring"), sr, "semiring")
     return sr if isinstance(sr, Typed) else sr[_two(sr, t1, t2)]
 
 
 # ---------------------------------------------------------------- user-defined operators
 def _register(op, register):
-    if not register:
+    if not _flag(register, "register"):
         return op
     if not op.name.isidentifier():
         raise InvalidValue(f"operator name {op.name!r} is not an identifier")
@@ -233,7 +241,7 @@ def make_monoid(name, binop, identity, terminal=None, *, types=None, register=Tr
     """A monoid from an associative, commutative binary op (object or name). ``identity`` /
     ``terminal``: a value or a function of the DataType (terminal None: there is none).
     ``types``: default, every type where the op's output type is its input type."""
-    binop = lookup(binop, "binary")
+    binop = _required(lookup(binop, "binary"), binop, "binary operator")
     if isinstance(binop, (Typed, Monoid)):
         binop = binop.op if isinstance(binop, Typed) else binop.binop
     if types is None:
@@ -249,8 +257,8 @@ def make_monoid(name, binop, identity, terminal=None, *, types=None, register=Tr
 def make_semiring(name, monoid, multiply, *, types=None, register=True):
     """A semiring (monoid, multiply); its types default to those where multiply's output is a
     type of the monoid (plus those the multiply or monoid coerce to such a type)."""
-    monoid = lookup(monoid, "monoid")
-    multiply = lookup(multiply, "binary")
+    monoid = _required(lookup(monoid, "monoid"), monoid, "monoid")
+    multiply = _required(lookup(multiply, "binary"), multiply, "binary operator")
     if isinstance(monoid, Typed):
         monoid = monoid.op
     if isinstance(multiply, Typed):
