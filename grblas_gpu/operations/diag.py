@@ -10,12 +10,14 @@
 instance, so both spellings work. Values keep their type; an iso operand stays iso.
 Pure index arithmetic on the stored entries (no per-element work beyond a gather).
 """
+import operator
+
 import numpy as np
 
 from .. import backend
 from ..errors import InvalidValue
 from ..kernels.structured import SHAPE_KEYS, diagonal_shape
-from ..matrix import Matrix
+from ..matrix import Matrix, _check_pointer_length
 from ..transposed import TransposedMatrix
 from ..vector import Vector
 from ._common import unwrap_transpose
@@ -26,10 +28,14 @@ __all__ = ["matrix_diag", "vector_diag"]
 
 
 def _offset(k):
+    """k as an int; a float (1.5 is no diagonal) and offsets past any dimension are refused."""
     try:
-        return int(k)
-    except (TypeError, ValueError):
+        k = operator.index(k)
+    except TypeError:
         raise InvalidValue(f"diagonal offset k must be an integer, got {k!r}") from None
+    if abs(k) >= 2**60:
+        raise InvalidValue(f"diagonal offset k = {k} is out of range (-2**60, 2**60)")
+    return k
 
 
 def matrix_diag(v, k=0):
@@ -38,6 +44,7 @@ def matrix_diag(v, k=0):
         raise InvalidValue(f"Matrix.diag needs a Vector, got {type(v).__name__}")
     k = _offset(k)
     n = v.size + abs(k)
+    _check_pointer_length(n, "Matrix.diag: size(v) + |k|")
     idx, vals = v._sparse()
     idx = idx.astype(np.int64)
     rows, cols = (idx, idx + k) if k >= 0 else (idx - k, idx)

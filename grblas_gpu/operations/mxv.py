@@ -110,7 +110,8 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
     check_kind(A, Matrix, "A")
     check_kind(u, Vector, "u")
     request = _enum_of(Request, request)
-    if direction not in (None, "auto", "push", "pull"):
+    if direction is not None and not (isinstance(direction, str)
+                                      and direction in ("auto", "push", "pull")):
         raise InvalidValue(f"direction must be 'push', 'pull', 'auto' or None, got {direction!r}")
     d = as_descriptor(desc)
     typed = (operators.semiring(semiring, A.dtype, u.dtype) if matrix_first
