@@ -9,7 +9,7 @@ import enum
 from dataclasses import dataclass, replace as _dc_replace
 
 from .errors import InvalidValue
-from .mask import Mask, as_mask
+from .mask import Mask, as_flag, as_mask
 
 __all__ = ["Field", "Modifier", "Descriptor", "Request", "Method", "resolve_mask",
            "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN"]
@@ -85,6 +85,10 @@ class Descriptor:
     structure_second: bool = False
     keep_mask_structure: bool = False
 
+    def __post_init__(self):
+        for name in self.__dataclass_fields__:
+            setattr(self, name, as_flag(getattr(self, name), f"Descriptor.{name}"))
+
     def set(self, field, modifier):
         """Set one field (oneMKL's descriptor_set_field); Modifier.NONE clears the field."""
         field, modifier = _enum_of(Field, field), _enum_of(Modifier, modifier)
@@ -99,10 +103,15 @@ class Descriptor:
         return self
 
     def with_(self, **changes):
+        unknown = sorted(set(changes) - set(self.__dataclass_fields__))
+        if unknown:
+            raise InvalidValue(f"Descriptor has no field {unknown[0]!r}")
         return _dc_replace(self, **changes)
 
     def __or__(self, other):
         """Combine descriptors: GrB_REPLACE | GrB_TRAN0 style."""
+        if not isinstance(other, Descriptor):
+            raise InvalidValue(f"a Descriptor combines only with a Descriptor, got {type(other).__name__}")
         merged = {k: getattr(self, k) or getattr(other, k) for k in self.__dataclass_fields__}
         return Descriptor(**merged)
 

@@ -6,9 +6,19 @@ A mask is a small immutable record over a Matrix or Vector. Passing the object i
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .errors import InvalidValue
 
-__all__ = ["Mask", "MaskableMixin", "as_mask"]
+__all__ = ["Mask", "MaskableMixin", "as_mask", "as_flag"]
+
+
+def as_flag(x, what):
+    """A bool argument: True/False (or 1/0); anything else is refused, not read by truth
+    (a string would read True, an array raise NumPy's ValueError)."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
+        return bool(x)
+    raise InvalidValue(f"{what} must be True or False, got {x!r}")
 
 
 @dataclass(frozen=True)
@@ -16,6 +26,12 @@ class Mask:
     parent: Any
     structure: bool = False
     complement: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.parent, MaskableMixin):
+            raise InvalidValue(f"a mask is over a Matrix or a Vector, not {type(self.parent).__name__}")
+        object.__setattr__(self, "structure", as_flag(self.structure, "structure"))
+        object.__setattr__(self, "complement", as_flag(self.complement, "complement"))
 
     def __invert__(self):
         return Mask(self.parent, self.structure, not self.complement)
