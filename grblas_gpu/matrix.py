@@ -469,7 +469,7 @@ def _combine_duplicates(rows, cols, vals, iso, dt, dup_op):
 
     starts = xp.nonzero(xp.concatenate([xp.ones(1, dtype=bool), ~dup]))[0]
     if vals is not None:
-        op = operators.binary(dup_op, dt, dt)
+        op = operators.dup_op(dup_op, dt)
         vals = segment_reduce(vals, starts, op.op, op.type)
         vals = cast(vals, dt, xp)
     return rows[starts], cols[starts], vals

@@ -40,6 +40,23 @@ def accumulator(op, c_type, t_type=None):
     return value_op(_semirings().resolve_binary(op, c_type))
 
 
+def dup_op(op, t):
+    """The binary op combining duplicate entries of type t when building (GrB_Matrix_build's
+    dup): its inputs and output must share one type, as SuiteSparse requires ('eq' on FP64,
+    whose result is BOOL, is DomainMismatch)."""
+    typed = binary(op, t, t)
+    if typed is None or typed.op.kind not in ("binary", "monoid"):
+        from .errors import InvalidValue
+
+        raise InvalidValue(f"dup_op must be a binary operator, got {op!r}")
+    if typed.out_type != typed.type:
+        from .errors import DomainMismatch
+
+        raise DomainMismatch(f"dup_op {typed.op.name!r} at {typed.type.name} gives "
+                             f"{typed.out_type.name}: its inputs and output must share a type")
+    return typed
+
+
 def is_positional(op):
     """Whether op (a binary op or semiring, typed or not) multiplies by position."""
     return _semirings().positional.is_positional(op)
