@@ -10,6 +10,7 @@ has no entry (or no listed reason for having none).
 """
 import dataclasses
 import inspect
+import operator
 import types as pytypes
 
 import numpy as np
@@ -232,7 +233,7 @@ CALLS = {
     "Matrix.__getitem__": lambda o: (o.A.__getitem__, [(0, 2)], {}),
     "Matrix.__init__": lambda o: (gg.Matrix, ["FP64", 2, 3], {}),
     "Matrix.__invert__": lambda o: (o.M.__invert__, [], {}),
-    "Matrix.__matmul__": lambda o: (o.A.__matmul__, [o.B], {}),
+    "Matrix.__matmul__": lambda o: (operator.matmul, [o.A, o.B], {}),
     "Matrix.__repr__": lambda o: (o.A.__repr__, [], {}),
     "Matrix.__setitem__": lambda o: (o.C.__setitem__, [(0, 1), 7.0], {}),
     "Matrix.T": lambda o: (lambda: o.A.T, [], {}),
@@ -274,12 +275,12 @@ CALLS = {
     "Vector.__init__": lambda o: (gg.Vector, ["BOOL", 3], {}),
     "Vector.__invert__": lambda o: (o.m.__invert__, [], {}),
     "Vector.__len__": lambda o: (o.u.__len__, [], {}),
-    "Vector.__matmul__": lambda o: (o.u.__matmul__, [o.A], {}),
-    "Vector.__rmatmul__": lambda o: (o.u.__rmatmul__, [o.A], {}),
+    "Vector.__matmul__": lambda o: (operator.matmul, [o.u, o.A], {}),
+    "Vector.__rmatmul__": lambda o: (operator.matmul, [o.A, o.u], {}),
     "Vector.__repr__": lambda o: (o.u.__repr__, [], {}),
     "Vector.__setitem__": lambda o: (o.w.__setitem__, [1, 4.0], {}),
     # ---- transposed views
-    "TransposedMatrix.__matmul__": lambda o: (o.A.T.__matmul__, [o.B], {}),
+    "TransposedMatrix.__matmul__": lambda o: (operator.matmul, [o.A.T, o.B], {}),
     # ---- descriptors and masks
     "Descriptor.set": lambda o: (o.d.set, [gg.Field.OUTPUT, gg.Modifier.REPLACE], {}),
     "Descriptor.with_": lambda o: (o.d.with_, [], dict(replace=True)),
@@ -294,16 +295,18 @@ CALLS = {
     "semirings.resolve_unary": lambda o: (semirings.resolve_unary, ["abs", gg.FP32], {}),
     "semirings.catalog": lambda o: (semirings.catalog, ["monoid"], {}),
     "semirings.make_monoid": lambda o: (semirings.make_monoid, ["fuzz_m", "plus", 0],
-                                        dict(register=False)),
+                                        dict(terminal=None, types=None, register=False)),
     "semirings.make_semiring": lambda o: (semirings.make_semiring, ["fuzz_sr", "max", "plus"],
-                                          dict(register=False)),
+                                          dict(types=None, register=False)),
     "semirings.binary_op": lambda o: (semirings.binary_op, ["fuzz_b", "x", lambda x, y: x],
-                                      dict(register=False)),
+                                      dict(types=(gg.FP64,), out_type=None, commutes_to=None,
+                                           register=False)),
     "semirings.unary_op": lambda o: (semirings.unary_op, ["fuzz_u", "x", lambda x: x],
-                                     dict(register=False)),
+                                     dict(types=(gg.INT32, gg.FP64), out_type=None,
+                                          register=False)),
     "semirings.indexunary_op": lambda o: (semirings.indexunary_op,
                                           ["fuzz_iu"], dict(c_expr="x", numpy=lambda x, i, j, t: x,
-                                                            register=False)),
+                                                            types=(gg.FP64,), register=False)),
     # ---- generators
     "generate.rmat": lambda o: (generate.rmat, [3, 2, 0.57, 0.19, 0.19],
                                 dict(seed=1, symmetric=True, weighted=False, dtype=None)),

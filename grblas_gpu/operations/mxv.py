@@ -333,14 +333,15 @@ def _vector_matmul(self, other):
     """u @ A = u.vxm(A, plus_times)."""
     if isinstance(other, (Matrix, TransposedMatrix)):
         return _vxm_method(self, other)
-    return NotImplemented
+    # not NotImplemented: Python would turn that into a raw TypeError
+    raise InvalidValue(f"u @ A needs a Matrix A, got {type(other).__name__}")
 
 
 def _vector_rmatmul(self, other):
     """A @ u for operands whose own __matmul__ declined (an A.T view)."""
     if isinstance(other, (Matrix, TransposedMatrix)):
         return _mxv_method(other, self)
-    return NotImplemented
+    raise InvalidValue(f"A @ u needs a Matrix A, got {type(other).__name__}")
 
 
 Matrix.mxv = _mxv_method
