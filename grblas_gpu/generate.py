@@ -33,6 +33,7 @@ from . import backend
 from .errors import InvalidValue
 from .kernels.memory import require
 from .kernels.sampling import draw_bits, draw_unit, stream_key
+from .mask import as_flag
 from .types import BOOL, FP32, lookup_dtype
 
 __all__ = ["rmat", "karate", "graph", "KARATE_EDGES"]
@@ -72,7 +73,7 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
     d = 1.0 - (a + b + c)
     if min(a, b, c) < 0 or d < -1e-12:
         raise InvalidValue(f"rmat: need a, b, c >= 0 with a + b + c <= 1, got {a}, {b}, {c}")
-    symmetric, weighted = _flag(symmetric, "symmetric"), _flag(weighted, "weighted")
+    symmetric, weighted = as_flag(symmetric, "rmat: symmetric"), as_flag(weighted, "rmat: weighted")
     dt = _value_type(weighted, dtype)
     xp = backend.xp
     n = 1 << scale
@@ -183,12 +184,6 @@ def _probability(x, what):
     if not 0.0 <= x <= 1.0:
         raise InvalidValue(f"rmat: {what} must be a number in [0, 1], got {x!r}")
     return x
-
-
-def _flag(x, what):
-    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
-        return bool(x)
-    raise InvalidValue(f"rmat: {what} must be True or False, got {x!r}")
 
 
 def _value_type(weighted, dtype):
