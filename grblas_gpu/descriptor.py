@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, replace as _dc_replace
 
 from .errors import InvalidValue
-from .mask import NOT_NULL, Mask, as_mask
+from .mask import NOT_NULL, Mask, as_flag, as_mask
 
 __all__ = ["Field", "Modifier", "Descriptor", "Request", "Method", "resolve_mask",
            "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN"]
@@ -88,6 +88,10 @@ class Descriptor:
     structure_second: bool = False
     keep_mask_structure: bool = False
 
+    def __post_init__(self):
+        for name in self.__dataclass_fields__:
+            setattr(self, name, as_flag(getattr(self, name), f"Descriptor.{name}"))
+
     def __setattr__(self, name, value):
         if getattr(self, "_immutable", False):
             raise InvalidValue(f"{self._immutable} is a predefined descriptor and cannot "
@@ -117,6 +121,9 @@ class Descriptor:
 
     def with_(self, **changes):
         """A (mutable) copy with some fields changed."""
+        unknown = sorted(set(changes) - set(self.__dataclass_fields__))
+        if unknown:
+            raise InvalidValue(f"Descriptor has no field {unknown[0]!r}")
         return _dc_replace(self, **changes)
 
     def dup(self):
@@ -125,6 +132,8 @@ class Descriptor:
 
     def __or__(self, other):
         """Combine descriptors: GrB_REPLACE | GrB_TRAN0 style."""
+        if not isinstance(other, Descriptor):
+            raise InvalidValue(f"a Descriptor combines only with a Descriptor, got {type(other).__name__}")
         merged = {k: getattr(self, k) or getattr(other, k) for k in self.__dataclass_fields__}
         return Descriptor(**merged)
 

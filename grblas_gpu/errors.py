@@ -119,4 +119,6 @@ def status_string(status):
     """The text nvgraphStatusGetString gives for a status name (or an exception)."""
     if isinstance(status, GraphBLASError):
         status = status.nvgraph_status
+    if not isinstance(status, str):
+        raise InvalidValue(f"a status is a name or an exception, got {type(status).__name__}")
     return _STATUS_STRINGS.get(status, "Unknown nvGRAPH Status")

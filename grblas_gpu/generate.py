@@ -24,13 +24,16 @@ Reproducibility: the same ``seed`` gives the same graph on either backend: every
 is counter-based (splitmix64 of the seed, the stream and the draw's index, from
 kernels.sampling), computed bit for bit alike by NumPy and by a CUDA kernel.
 """
+import operator
 import os
 
 import numpy as np
 
 from . import backend
 from .errors import InvalidValue
+from .kernels.memory import require
 from .kernels.sampling import draw_bits, draw_unit, stream_key
+from .mask import as_flag
 from .types import BOOL, FP32, lookup_dtype
 
 __all__ = ["rmat", "karate", "graph", "KARATE_EDGES"]
@@ -66,14 +69,17 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
     scale, edge_factor = _count(scale, "scale"), _count(edge_factor, "edge_factor")
     if scale > _MAX_SCALE:
         raise InvalidValue(f"rmat: scale={scale} is too large (at most {_MAX_SCALE})")
-    a, b, c = (float(x) for x in (a, b, c))
+    a, b, c = (_probability(x, name) for x, name in ((a, "a"), (b, "b"), (c, "c")))
     d = 1.0 - (a + b + c)
     if min(a, b, c) < 0 or d < -1e-12:
         raise InvalidValue(f"rmat: need a, b, c >= 0 with a + b + c <= 1, got {a}, {b}, {c}")
+    symmetric, weighted = as_flag(symmetric, "rmat: symmetric"), as_flag(weighted, "rmat: weighted")
     dt = _value_type(weighted, dtype)
     xp = backend.xp
     n = 1 << scale
     m = edge_factor * n
+    # at least ii, jj and the edge counter (int64 each) live at once: refuse before drawing
+    require(24 * m, f"rmat(scale={scale}, edge_factor={edge_factor})")
     seed = _seed(seed)
     ab = a + b
     a_norm = a / ab if ab > 0 else 0.0
@@ -159,14 +165,25 @@ def graph(spec, *, seed=None, **kwargs):
 
 # ---------------------------------------------------------------------- helpers
 def _count(x, what):
-    try:
-        v = int(x)
-    except (TypeError, ValueError):
-        raise InvalidValue(f"rmat: {what} must be an integer, got {x!r}") from None
+    """An integer argument (a float, even 3.0, or a bool is refused)."""
     least = 1 if what == "edge_factor" else 0
-    if v != x or v < least:
+    try:
+        v = operator.index(x)
+    except TypeError:
+        raise InvalidValue(f"rmat: {what} must be an integer, got {x!r}") from None
+    if isinstance(x, (bool, np.bool_)) or v < least:
         raise InvalidValue(f"rmat: {what} must be an integer >= {least}, got {x!r}")
     return v
+
+
+def _probability(x, what):
+    """A real number in [0, 1]."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise InvalidValue(f"rmat: {what} must be a number in [0, 1], got {x!r}")
+    x = float(x)
+    if not 0.0 <= x <= 1.0:
+        raise InvalidValue(f"rmat: {what} must be a number in [0, 1], got {x!r}")
+    return x
 
 
 def _value_type(weighted, dtype):
@@ -197,9 +214,13 @@ def _seed(seed):
     """A non-negative int seed (a fresh one when None)."""
     if seed is None:
         return int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
-    if int(seed) != seed or seed < 0:
+    try:
+        value = operator.index(seed)
+    except TypeError:
+        value = -1
+    if value < 0 or isinstance(seed, (bool, np.bool_)):
         raise InvalidValue(f"rmat: seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
+    return value
 
 
 def _csr_matrix(n, rows, cols, values, dt):

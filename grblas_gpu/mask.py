@@ -11,10 +11,20 @@ cleared under replace. It has no object until the output's shape is known;
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .errors import InvalidValue
 from .types import BOOL
 
-__all__ = ["Mask", "MaskableMixin", "as_mask", "NOT_NULL", "materialize"]
+__all__ = ["Mask", "MaskableMixin", "as_mask", "as_flag", "NOT_NULL", "materialize"]
+
+
+def as_flag(x, what):
+    """A bool argument: True/False (or 1/0); anything else is refused, not read by truth
+    (a string would read True, an array raise NumPy's ValueError)."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
+        return bool(x)
+    raise InvalidValue(f"{what} must be True or False, got {x!r}")
 
 
 @dataclass(frozen=True)
@@ -22,6 +32,12 @@ class Mask:
     parent: Any
     structure: bool = False
     complement: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.parent, MaskableMixin):
+            raise InvalidValue(f"a mask is over a Matrix or a Vector, not {type(self.parent).__name__}")
+        object.__setattr__(self, "structure", as_flag(self.structure, "structure"))
+        object.__setattr__(self, "complement", as_flag(self.complement, "complement"))
 
     def __invert__(self):
         return Mask(self.parent, self.structure, not self.complement)
@@ -59,7 +75,15 @@ def as_mask(mask):
     raise InvalidValue(f"mask must be a Matrix, a Vector or a mask (M.S, ~M.V...), got {type(mask).__name__}")
 
 
-NOT_NULL = Mask(None, structure=True, complement=True)
+def _not_null():
+    """The one Mask with no parent (built past the parent check users' masks get)."""
+    mask = object.__new__(Mask)
+    for name, value in (("parent", None), ("structure", True), ("complement", True)):
+        object.__setattr__(mask, name, value)
+    return mask
+
+
+NOT_NULL = _not_null()
 
 
 def materialize(mask, kind, shape):

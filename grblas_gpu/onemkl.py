@@ -24,9 +24,12 @@ Methods: mxm takes AUTO, DOT, GUSTAVSON, HASH. mxv/vxm take AUTO, DOT (the dot-p
 direction); HASH is NOT_SUPPORTED there (oneMKL: "not yet supported anywhere").
 """
 import functools
+import operator
 import weakref
 
-from . import backend
+import numpy as np
+
+from . import backend, operators
 from .descriptor import Descriptor, Field, Method, Modifier, Request, _enum_of
 from .errors import GraphBLASError, InvalidValue, NotInitialized, NotSupported
 from .matrix import Matrix
@@ -112,9 +115,31 @@ def _live(obj, cls, what, optional=False):
 
 
 def _type_of(t, what):
-    if t is None or t == MKL_GRAPH_TYPE_UNSET:
+    if t is None or (isinstance(t, str) and t == MKL_GRAPH_TYPE_UNSET):
         return None
+    if not isinstance(t, str):
+        raise InvalidValue(f"{what} type must be an MKL_GRAPH_TYPE_* name, got {t!r}")
     return lookup_dtype(t)
+
+
+def _dim(n, what):
+    """A count or dimension: a non-negative integer (floats and bools refused)."""
+    if isinstance(n, (bool, np.bool_)):
+        raise InvalidValue(f"{what} must be an integer, got {n!r}")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise InvalidValue(f"{what} must be an integer, got {n!r}") from None
+    if not 0 <= n < 2**60:
+        raise InvalidValue(f"{what} = {n} is out of range [0, 2**60)")
+    return n
+
+
+def _has_dtype(a, want):
+    """Whether ``a`` is an array of dtype ``want`` (None == np.dtype('float64') in NumPy, so
+    an object without a dtype is told apart first)."""
+    dtype = getattr(a, "dtype", None)
+    return isinstance(dtype, np.dtype) and dtype == want
 
 
 def _index_array(a, t, what):
@@ -124,7 +149,7 @@ def _index_array(a, t, what):
     want = _type_of(t, what)
     if want is not None and want.name not in ("INT32", "INT64"):
         raise InvalidValue(f"{what} type must be MKL_GRAPH_TYPE_INT32 or _INT64, got {t}")
-    if want is not None and getattr(a, "dtype", None) != want.np_type:
+    if want is not None and not _has_dtype(a, want.np_type):
         raise InvalidValue(f"{what} has dtype {getattr(a, 'dtype', None)}, declared {t}")
     return a
 
@@ -133,7 +158,7 @@ def _values_array(a, t, what):
     if a is None:
         return None
     want = _type_of(t, what)
-    if want is not None and getattr(a, "dtype", None) != want.np_type:
+    if want is not None and not _has_dtype(a, want.np_type):
         raise InvalidValue(f"{what} has dtype {getattr(a, 'dtype', None)}, declared {t}")
     return a
 
@@ -164,6 +189,7 @@ def matrix_set_csr(A, nrows, ncols, rows_start, rows_start_type, col_indx=None,
     rows_start = _index_array(rows_start, rows_start_type, "rows_start")
     col_indx = _index_array(col_indx, col_indx_type, "col_indx")
     values = _values_array(values, values_type, "values")
+    nrows, ncols = _dim(nrows, "nrows"), _dim(ncols, "ncols")
     A.set_csr(rows_start, col_indx, values, nrows=nrows, ncols=ncols,
               dtype=_type_of(values_type, "values"))
     return MKL_GRAPH_STATUS_SUCCESS
@@ -185,6 +211,7 @@ def matrix_set_csc(A, nrows, ncols, cols_start, cols_start_type, row_indx,
     cols_start = _index_array(cols_start, cols_start_type, "cols_start")
     row_indx = _index_array(row_indx, row_indx_type, "row_indx")
     values = _values_array(values, values_type, "values")
+    nrows, ncols = _dim(nrows, "nrows"), _dim(ncols, "ncols")
     A.set_csc(cols_start, row_indx, values, nrows=nrows, ncols=ncols,
               dtype=_type_of(values_type, "values"))
     return MKL_GRAPH_STATUS_SUCCESS
@@ -206,7 +233,7 @@ def matrix_get_property(A, prop):
              MKL_GRAPH_PROPERTY_NNZ: lambda: A.nvals,
              MKL_GRAPH_PROPERTY_MATRIX_HAS_CSR: lambda: A.has_csr,
              MKL_GRAPH_PROPERTY_MATRIX_HAS_CSC: lambda: A.has_csc}
-    if prop not in table:
+    if not isinstance(prop, str) or prop not in table:
         raise InvalidValue(f"{prop!r} is not a matrix property")
     return table[prop]()
 
@@ -224,18 +251,25 @@ def vector_destroy(v):
     return MKL_GRAPH_STATUS_SUCCESS
 
 
-def _shape_vector(v, dim, dtype):
+def _set_shaped(v, dim, dtype, setter):
+    """``setter`` applied to v, or, where the call gives v a new size or type, to a new
+    Vector of that shape that then replaces v's content: v changes only once the
+    content is accepted."""
     dtype = dtype or v.dtype
-    if (int(dim), dtype) != (v.size, v.dtype):
-        v._swap_in(Vector(dtype, int(dim)))
+    if (dim, dtype) == (v.size, v.dtype):
+        setter(v)
+    else:
+        new = Vector(dtype, dim)
+        setter(new)
+        v._swap_in(new)
 
 
 @_mkl_status
 def vector_set_dense(v, dim, values, values_type):
     _live(v, Vector, "vector")
     values = _values_array(values, values_type, "values")
-    _shape_vector(v, dim, _type_of(values_type, "values"))
-    v.set_dense(values)
+    _set_shaped(v, _dim(dim, "dim"), _type_of(values_type, "values"),
+                lambda x: x.set_dense(values))
     return MKL_GRAPH_STATUS_SUCCESS
 
 
@@ -244,10 +278,10 @@ def vector_set_sparse(v, dim, nnz, indices, indices_type, values, values_type):
     _live(v, Vector, "vector")
     indices = _index_array(indices, indices_type, "indices")
     values = _values_array(values, values_type, "values")
-    if indices is not None and len(indices) != int(nnz):
-        raise InvalidValue(f"nnz = {nnz} but indices has length {len(indices)}")
-    _shape_vector(v, dim, _type_of(values_type, "values"))
-    v.set_sparse(indices, values)
+    dim, nnz = _dim(dim, "dim"), _dim(nnz, "nnz")
+    if indices is not None and (getattr(indices, "ndim", 1) != 1 or len(indices) != nnz):
+        raise InvalidValue(f"nnz = {nnz} but indices has shape {getattr(indices, 'shape', None)}")
+    _set_shaped(v, dim, _type_of(values_type, "values"), lambda x: x.set_sparse(indices, values))
     return MKL_GRAPH_STATUS_SUCCESS
 
 
@@ -273,7 +307,7 @@ def vector_get_property(v, prop):
              MKL_GRAPH_PROPERTY_NNZ: lambda: v.nvals,
              MKL_GRAPH_PROPERTY_VECTOR_HAS_DENSE: lambda: v.has_dense,
              MKL_GRAPH_PROPERTY_VECTOR_HAS_SPARSE: lambda: v.has_sparse}
-    if prop not in table:
+    if not isinstance(prop, str) or prop not in table:
         raise InvalidValue(f"{prop!r} is not a vector property")
     return table[prop]()
 
@@ -299,7 +333,8 @@ def descriptor_destroy(desc):
 
 # ---------------------------------------------------------------- operations
 def _accum(accum):
-    return None if accum in (None, MKL_GRAPH_ACCUMULATOR_NONE) else accum
+    none = accum is None or (isinstance(accum, str) and accum == MKL_GRAPH_ACCUMULATOR_NONE)
+    return None if none else accum
 
 
 def _desc(desc):
@@ -389,7 +424,10 @@ def optimize_mxm(M, semiring, A, B, desc=None, ncalls=1):
     from .operations.mxm import mxm as _mxm
 
     _live(A, Matrix, "A"), _live(B, Matrix, "B")
+    M = _live(M, Matrix, "mask", optional=True)
     d = _desc(desc) or Descriptor()
+    _dim(ncalls, "ncalls")
+    operators.semiring(semiring, A.dtype, B.dtype)  # a bad semiring raises before any work
     _prepare_transpose_sources(A, d.transpose_first)
     _prepare_transpose_sources(B, d.transpose_second or M is not None)
     tiny_a, tiny_b = _tiny_like(A), _tiny_like(B)
@@ -397,7 +435,7 @@ def optimize_mxm(M, semiring, A, B, desc=None, ncalls=1):
     mask = None
     if M is not None and not d.mask_complement:
         methods.append(Method.DOT)
-        mask = _tiny_like(_live(M, Matrix, "mask"))
+        mask = _tiny_like(M)
     for method in methods:
         _mxm(Matrix(A.dtype, 1, 1), tiny_a, tiny_b, semiring,
              mask=mask if method is Method.DOT else None, method=method,
@@ -413,7 +451,10 @@ def optimize_mxv(mask, semiring, A, desc=None, ncalls=1):
     from .operations.mxv import mxv as _mxv
 
     _live(A, Matrix, "A")
+    _live(mask, Vector, "mask", optional=True)
     d = _desc(desc) or Descriptor()
+    _dim(ncalls, "ncalls")
+    operators.semiring(semiring, A.dtype, A.dtype)  # a bad semiring raises before any work
     _prepare_transpose_sources(A, True)
     tiny = _tiny_like(A)
     for direction in ("pull", "push"):

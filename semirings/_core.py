@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, DataType, lookup_dtype
 
@@ -23,8 +25,31 @@ INTEGER = tuple(t for t in ALL_TYPES if t.np_type.kind in "iu")
 FLOATS = tuple(t for t in ALL_TYPES if t.is_float)
 
 
-def _types_tuple(types):
+def flag(x, what):
+    """A bool argument: True/False (or 1/0); anything else is refused, not read by truth."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
+        return bool(x)
+    raise InvalidValue(f"{what} must be True or False, got {x!r}")
+
+
+def types_tuple(types):
+    if (isinstance(types, (str, DataType)) or not hasattr(types, "__iter__")
+            or getattr(types, "ndim", 1) == 0):
+        raise InvalidValue(f"types must be a sequence of types, got {types!r}")
     return tuple(lookup_dtype(t) for t in types)
+
+
+def check_definition(name, c_expr=None, numpy=None, *, expression=True):
+    """A user-defined operator's name (a non-empty string), C expression (a string or a
+    function of the type) and NumPy function (callable), checked when it is defined rather
+    than failing when it is first used."""
+    if not isinstance(name, str) or not name:
+        raise InvalidValue(f"an operator's name must be a non-empty string, got {name!r}")
+    if expression and not (isinstance(c_expr, str) or callable(c_expr)):
+        raise InvalidValue(f"operator {name!r}: c_expr must be a string or a function of the "
+                           f"type, got {c_expr!r}")
+    if expression and not callable(numpy):
+        raise InvalidValue(f"operator {name!r}: numpy must be callable, got {numpy!r}")
 
 
 class _Op:
@@ -45,6 +70,8 @@ class _Op:
         return target
 
     def __getitem__(self, dtype):
+        if not isinstance(dtype, DataType):
+            dtype = lookup_dtype(dtype)  # the cache is keyed by DataType (and refuses arrays)
         typed = self.__dict__.setdefault("_typed", {})  # one view per type, made once
         view = typed.get(dtype)
         if view is None:  # (setdefault: threads asking at once all get the view kept)
@@ -71,7 +98,7 @@ class _ExpressionOp(_Op):
     and an output-type rule (None: the input type; a DataType; or a function of it)."""
 
     def __post_init__(self):
-        self.types = _types_tuple(self.types)
+        self.types = types_tuple(self.types)
         self.coercions = _coercions(self.coercions, self.types)
 
     def c(self, dtype):
@@ -132,7 +159,7 @@ class Monoid(_Op):
     kind = "monoid"
 
     def __post_init__(self):
-        self.types = _types_tuple(self.types if self.types is not None else self.binop.types)
+        self.types = types_tuple(self.types if self.types is not None else self.binop.types)
         self.coercions = _coercions(self.coercions, self.types)
 
     def identity_of(self, dtype):
@@ -182,7 +209,7 @@ class Semiring(_Op):
         if self.types is None:
             self.types = tuple(
                 t for t in self.multiply.types if self.multiply.out(t) in self.monoid.types)
-        self.types = _types_tuple(self.types)
+        self.types = types_tuple(self.types)
         self.coercions = _coercions(self.coercions, self.types)
 
     def out(self, dtype):

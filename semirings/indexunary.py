@@ -27,7 +27,7 @@ import numpy as np
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, INT64, lookup_dtype, unify
 
-from ._core import Typed, _ExpressionOp
+from ._core import Typed, _ExpressionOp, check_definition, flag
 
 __all__ = ["IndexUnaryOp", "indexunary_op", "lookup", "resolve_indexunary", "names",
            "rowindex", "colindex", "diagindex", "tril", "triu", "diag", "offdiag",
@@ -78,12 +78,9 @@ def indexunary_op(name, *, c_expr, numpy, types=ALL_TYPES, out_type=None, thunk_
     """Define (and, with ``register``, name) an index-unary operator. A select operator is one
     with ``out_type=BOOL``. ``numpy(x, i, j, thunk)`` must accept arrays (NumPy or CuPy),
     with x possibly a 0-d array (an iso value) and, when ``reads_index`` is False, i = j = None."""
-    if not isinstance(name, str) or not name:
-        raise InvalidValue("an index-unary operator needs a name")
-    if not callable(numpy):
-        raise InvalidValue(f"index-unary operator {name!r}: numpy must be callable")
+    check_definition(name, c_expr, numpy)
     op = IndexUnaryOp(name, c_expr, numpy, types, out_type, thunk_type, positional, reads_index)
-    if register:
+    if flag(register, "register"):
         if name.lower() in _REGISTRY or name.lower() in _ALIASES:
             raise InvalidValue(f"an index-unary operator named {name!r} already exists")
         _REGISTRY[name.lower()] = op

@@ -20,6 +20,8 @@ caller).
 import re
 import sys
 
+import numpy as np
+
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, INT64, lookup_dtype, unify
 
@@ -28,7 +30,7 @@ from . import table as _table
 from . import monoid as _monoid
 from . import positional as _positional
 from . import unary as _unary
-from ._core import BinaryOp, Monoid, Semiring, Typed, UnaryOp
+from ._core import BinaryOp, Monoid, Semiring, Typed, UnaryOp, check_definition, flag as _flag, types_tuple
 from .names import NVGRAPH_SEMIRINGS, ONEMKL_ACCUMULATORS, ONEMKL_SEMIRINGS, parse_c_name
 
 KINDS = ("semiring", "binary", "monoid", "unary")
@@ -49,8 +51,16 @@ _TYPED_NAME = re.compile(r"^(.*)\[\s*([A-Za-z0-9_]+)\s*\]$")
 
 
 def _check_kind(kind):
-    if kind is not None and kind not in KINDS:
+    if kind is not None and not (isinstance(kind, str) and kind in KINDS):
         raise InvalidValue(f"kind must be one of {KINDS} or None, not {kind!r}")
+
+
+def _required(found, given, kind):
+    """``found`` (a lookup's answer); None, which names no operator, is refused where an
+    operator of ``kind`` is needed (None, 'MKL_GRAPH_ACCUMULATOR_NONE')."""
+    if found is None:
+        raise InvalidValue(f"a {kind} is required, got {given!r}")
+    return found
 
 
 def _coerce_obj(op, kind):
@@ -162,12 +172,12 @@ def resolve(op, t1, t2=None, kind=None):
 
 def catalog(kind="semiring"):
     """{name: operator} of one kind, built-in and registered, aliases left out."""
-    _check_kind(kind)
+    _check_kind(_required(kind, kind, "kind"))
     return {name: op for name, op in REGISTRY[kind].items() if op.name == name}
 
 
 def resolve_unary(op, t):
-    op = lookup(op, "unary")
+    op = _required(lookup(op, "unary"), op, "unary operator")
     return op if isinstance(op, Typed) else op[t]
 
 
@@ -180,19 +190,19 @@ def resolve_binary(op, t1, t2=None):
 
 
 def resolve_monoid(m, t):
-    m = lookup(m, "monoid")
+    m = _required(lookup(m, "monoid"), m, "monoid")
     return m if isinstance(m, Typed) else m[t]
 
 
 def resolve_semiring(sr, t1, t2=None):
     """The typed semiring for A's type t1 and B's type t2."""
-    sr = lookup(sr, "semiring")
+    sr = _required(lookup(sr, "semiring"), sr, "semiring")
     return sr if isinstance(sr, Typed) else sr[_two(sr, t1, t2)]
 
 
 # ---------------------------------------------------------------- user-defined operators
 def _register(op, register):
-    if not register:
+    if not _flag(register, "register"):
         return op
     if not op.name.isidentifier():
         raise InvalidValue(f"operator name {op.name!r} is not an identifier")
@@ -213,6 +223,7 @@ def unary_op(name, c_expr, numpy, types=ALL_TYPES, out_type=None, *, register=Tr
     """A new unary operator: ``c_expr`` over ``x`` (or a function of the type giving it),
     ``numpy`` a function of one array. Registered (``semirings.unary.<name>``, lookup) unless
     ``register=False``."""
+    check_definition(name, c_expr, numpy)
     return _register(UnaryOp(name, c_expr, numpy, types, out_type), register)
 
 
@@ -221,8 +232,14 @@ def binary_op(name, c_expr, numpy, types=ALL_TYPES, out_type=None, *, commutes_t
     """A new binary operator, e.g. ``binary_op("absdiff", "x > y ? x - y : y - x",
     lambda x, y: np.where(x > y, x - y, y - x), types=NUMERIC)``. ``commutes_to=name`` (its
     own name if commutative)."""
+    check_definition(name, c_expr, numpy)
     return _register(BinaryOp(name, c_expr, numpy, types, out_type, commutes_to=commutes_to,
                               ufunc=ufunc), register)
+
+
+def _is_number(v):
+    return (isinstance(v, (int, float, np.number, np.bool_))
+            or (isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "biuf"))
 
 
 def _as_fn(v):
@@ -233,9 +250,16 @@ def make_monoid(name, binop, identity, terminal=None, *, types=None, register=Tr
     """A monoid from an associative, commutative binary op (object or name). ``identity`` /
     ``terminal``: a value or a function of the DataType (terminal None: there is none).
     ``types``: default, every type where the op's output type is its input type."""
-    binop = lookup(binop, "binary")
+    check_definition(name, expression=False)
+    for what, v in (("identity", identity), ("terminal", terminal)):
+        if v is not None and not callable(v) and not _is_number(v):
+            raise InvalidValue(f"monoid {name!r}: {what} must be a number or a function of "
+                               f"the type, got {v!r}")
+    binop = _required(lookup(binop, "binary"), binop, "binary operator")
     if isinstance(binop, (Typed, Monoid)):
         binop = binop.op if isinstance(binop, Typed) else binop.binop
+    if types is not None:
+        types = types_tuple(types)
     if types is None:
         types = tuple(t for t in binop.types if binop.out(t) == t)
     for t in types:
@@ -249,8 +273,9 @@ def make_monoid(name, binop, identity, terminal=None, *, types=None, register=Tr
 def make_semiring(name, monoid, multiply, *, types=None, register=True):
     """A semiring (monoid, multiply); its types default to those where multiply's output is a
     type of the monoid (plus those the multiply or monoid coerce to such a type)."""
-    monoid = lookup(monoid, "monoid")
-    multiply = lookup(multiply, "binary")
+    check_definition(name, expression=False)
+    monoid = _required(lookup(monoid, "monoid"), monoid, "monoid")
+    multiply = _required(lookup(multiply, "binary"), multiply, "binary operator")
     if isinstance(monoid, Typed):
         monoid = monoid.op
     if isinstance(multiply, Typed):
@@ -260,7 +285,7 @@ def make_semiring(name, monoid, multiply, *, types=None, register=True):
     if types is None:
         sr = _table.build(name, monoid, multiply)
     else:
-        sr = Semiring(name, monoid, multiply, tuple(types))
+        sr = Semiring(name, monoid, multiply, types_tuple(types))
         bad = [t.name for t in sr.types
                if t not in multiply.types or multiply.out(t) not in monoid.types]
         if bad:

@@ -10,6 +10,7 @@
 instance, so both spellings work. Values keep their type; an iso operand stays iso.
 Pure index arithmetic on the stored entries (no per-element work beyond a gather).
 """
+
 import numpy as np
 
 from .. import backend

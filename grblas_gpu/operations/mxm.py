@@ -32,7 +32,7 @@ import numpy as np
 from .. import backend, operators
 from .._validate import index_dtype
 from ..descriptor import Method, Request, _enum_of
-from ..errors import DimensionMismatch, NotSupported
+from ..errors import DimensionMismatch, InvalidValue, NotSupported
 from ..kernels import masked_dot, memory
 from ..kernels.compact import compact
 from ..kernels.spgemm import Operand, row_flops, spgemm
@@ -278,8 +278,18 @@ def _matmul(self, other):
         return mxv(w, self, other, "plus_times")
     if isinstance(other, (Matrix, TransposedMatrix)):
         return _mxm_method(self, other, "plus_times")
-    return NotImplemented
+    # not NotImplemented: Python would turn that into a raw TypeError
+    raise InvalidValue(f"A @ x needs a Matrix or a Vector x, got {type(other).__name__}")
+
+
+def _rmatmul(self, other):
+    """x @ A for an x that is no GraphBLAS object (u @ A is u's own __matmul__)."""
+    raise InvalidValue(f"x @ A needs a Matrix or a Vector x, got {type(other).__name__}")
 
 
 Matrix.mxm = TransposedMatrix.mxm = _mxm_method
 Matrix.__matmul__ = TransposedMatrix.__matmul__ = _matmul
+Matrix.__rmatmul__ = TransposedMatrix.__rmatmul__ = _rmatmul
+# NumPy operators (array @ A, array + A) defer to these classes instead of reading them as
+# object arrays, so an array operand meets the InvalidValue above
+Matrix.__array_ufunc__ = TransposedMatrix.__array_ufunc__ = Vector.__array_ufunc__ = None

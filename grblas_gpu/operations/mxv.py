@@ -110,7 +110,8 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
     check_kind(A, Matrix, "A")
     check_kind(u, Vector, "u")
     request = _enum_of(Request, request)
-    if direction not in (None, "auto", "push", "pull"):
+    if direction is not None and not (isinstance(direction, str)
+                                      and direction in ("auto", "push", "pull")):
         raise InvalidValue(f"direction must be 'push', 'pull', 'auto' or None, got {direction!r}")
     d = as_descriptor(desc)
     typed = (operators.semiring(semiring, A.dtype, u.dtype) if matrix_first
@@ -335,14 +336,15 @@ def _vector_matmul(self, other):
     """u @ A = u.vxm(A, plus_times)."""
     if isinstance(other, (Matrix, TransposedMatrix)):
         return _vxm_method(self, other)
-    return NotImplemented
+    # not NotImplemented: Python would turn that into a raw TypeError
+    raise InvalidValue(f"u @ A needs a Matrix A, got {type(other).__name__}")
 
 
 def _vector_rmatmul(self, other):
     """A @ u for operands whose own __matmul__ declined (an A.T view)."""
     if isinstance(other, (Matrix, TransposedMatrix)):
         return _mxv_method(other, self)
-    return NotImplemented
+    raise InvalidValue(f"A @ u needs a Matrix A, got {type(other).__name__}")
 
 
 Matrix.mxv = _mxv_method
