@@ -28,7 +28,11 @@ __all__ = ["matrix_diag", "vector_diag"]
 
 
 def _offset(k):
-    return as_int(k, "diagonal offset k")
+    """k as an int; a float (1.5 is no diagonal) and offsets past any dimension are refused."""
+    k = as_int(k, "diagonal offset k")
+    if abs(k) >= 2**60:
+        raise InvalidValue(f"diagonal offset k = {k} is out of range (-2**60, 2**60)")
+    return k
 
 
 def matrix_diag(v, k=0):
