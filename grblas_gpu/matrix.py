@@ -13,7 +13,7 @@ from ._validate import (as_index_array, as_int, check_dim, check_in_range, check
                         index_dtype, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue, NotSupported
 from .kernels import memory
-from .mask import MaskableMixin
+from .mask import MaskableMixin, as_flag
 from .types import cast, cast_scalar, lookup_dtype, scalar_value
 
 xp = backend.xp
@@ -111,6 +111,8 @@ class Matrix(MaskableMixin):
             hash(key)
         except TypeError:
             raise InvalidValue(f"a memo key must be hashable, got {type(key).__name__}") from None
+        if not callable(make):
+            raise InvalidValue(f"memo's make must be callable, got {type(make).__name__}")
         cache = self._cache
         found = cache.get(key, _MISSING)
         if found is _MISSING:
@@ -303,14 +305,17 @@ class Matrix(MaskableMixin):
     # ------------------------------------------------------------------ export
     def to_coo(self, *, device=False):
         """(rows, cols, values) as NumPy arrays (backend arrays with device=True)."""
+        device = as_flag(device, "device")
         out = (self._rows(), self._indices, self._values_full())
         return out if device else tuple(backend.to_host(a) for a in out)
 
     def to_csr(self, *, device=False):
+        device = as_flag(device, "device")
         out = (self._indptr, self._indices, self._values_full())
         return out if device else tuple(backend.to_host(a) for a in out)
 
     def to_csc(self, *, device=False):
+        device = as_flag(device, "device")
         colptr, rowidx, edge_id = self._csc()
         out = (colptr, rowidx, self._values_full()[edge_id])
         return out if device else tuple(backend.to_host(a) for a in out)
@@ -318,6 +323,7 @@ class Matrix(MaskableMixin):
     def to_dense(self, fill=0, *, device=False):
         """A dense 2-D array, ``fill`` (which the type must hold) where there is no entry.
         AllocFailed, before anything is allocated, when it cannot fit."""
+        device = as_flag(device, "device")
         fill = scalar_value(fill, self._dtype, "fill")
         nbytes = self._nrows * self._ncols * self._dtype.np_type.itemsize
         memory.require(nbytes,

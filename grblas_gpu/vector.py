@@ -13,7 +13,7 @@ from ._validate import (as_index_array, as_int, check_dim, check_in_range, index
                         is_array, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue
 from .kernels import memory
-from .mask import MaskableMixin
+from .mask import MaskableMixin, as_flag
 from .matrix import _insert, _remove
 from .types import cast, cast_scalar, check_representable, lookup_dtype, scalar_value
 
@@ -261,6 +261,8 @@ class Vector(MaskableMixin):
 
     def set_format(self, fmt):
         """'sparse', 'dense' or 'auto' (by density); the contents do not change."""
+        if not isinstance(fmt, str) or fmt not in ("sparse", "dense", "auto"):
+            raise InvalidValue(f"format must be 'sparse', 'dense' or 'auto', got {fmt!r:.40}")
         if fmt == "auto":
             fmt = "dense" if self.nvals > DENSE_THRESHOLD * self._size else "sparse"
         replay.note(self)
@@ -271,8 +273,6 @@ class Vector(MaskableMixin):
             self._dense_form()
             self._sp = None
             self._iso = None
-        else:
-            raise InvalidValue(f"format must be 'sparse', 'dense' or 'auto', got {fmt!r}")
         return self
 
     def _swap_in(self, other):
@@ -294,12 +294,14 @@ class Vector(MaskableMixin):
     # ------------------------------------------------------------------ export
     def to_coo(self, *, device=False):
         """(indices, values) as NumPy arrays (backend arrays with device=True)."""
+        device = as_flag(device, "device")
         out = (self._sparse()[0], self._values_full())
         return out if device else tuple(backend.to_host(a) for a in out)
 
     def to_dense(self, fill=0, *, device=False):
         """A dense 1-D array, ``fill`` (which the type must hold) where there is no entry.
         AllocFailed, before anything is allocated, when it cannot fit."""
+        device = as_flag(device, "device")
         fill = scalar_value(fill, self._dtype, "fill")  # (cast on the host: no transfer)
         self._require_dense(self._dtype.np_type.itemsize, "to_dense")
         values, bitmap = self._dense_form()

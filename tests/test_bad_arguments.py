@@ -416,47 +416,6 @@ NOT_FUZZED = {
 ALWAYS_RAISE = {"Matrix.__bool__", "Vector.__bool__", "TransposedMatrix.__bool__",
                 "Matrix.__eq__", "Vector.__eq__"}
 
-# Leaks in the containers' files (matrix.py, vector.py, types.py), fixed on the containers
-# branch: the calls that meet them are xfail (not strict) until then.
-# lookup_dtype (types.py) lets NumPy's ValueError out for an object whose .dtype is a DataType
-DTYPE_LEAK_LABELS = {"matrix", "vector", "transposed"}
-DTYPE_LEAK_SLOTS = {
-    ("Matrix", 0), ("Matrix.__init__", 0), ("Vector", 0), ("Vector.__init__", 0),
-    ("lookup_dtype", 0), ("generate.karate", "dtype"), ("generate.rmat", "dtype"),
-    ("semirings.resolve", 1), ("semirings.resolve", 2), ("semirings.resolve_binary", 1),
-    ("semirings.resolve_monoid", 1), ("semirings.resolve_semiring", 1),
-    ("semirings.resolve_semiring", 2), ("semirings.resolve_unary", 1),
-    *((f"{c}.{m}", "dtype") for c in ("Matrix", "Vector") for m in ("dup", "extract", "from_coo", "from_dense")),
-    ("TransposedMatrix.new", "dtype"),
-    *(("Matrix." + m, "dtype") for m in ("from_csr", "from_csc", "from_scipy", "set_csr", "set_csc")),
-}
-# the containers' own argument checks: any wrong value in these slots may leak
-CONTAINER_LEAK_SLOTS = {
-    ("Matrix.__setitem__", 1): "a value that is no scalar (NumPy's conversion error)",
-    ("Vector.__setitem__", 1): "a value that is no scalar (NumPy's conversion error)",
-    ("Matrix.from_coo", 2): "values that are no numbers", ("Vector.from_coo", 1): "values that are no numbers",
-    ("Matrix.from_csr", 2): "values that are GraphBLAS objects", ("Matrix.from_csc", 2): "values that are GraphBLAS objects",
-    ("Matrix.set_csr", 2): "values that are GraphBLAS objects", ("Matrix.set_csc", 2): "values that are GraphBLAS objects",
-    ("Vector.set_sparse", 1): "values that are no numbers",
-    ("Matrix.set_csr", "nrows"): "check_dim's int() of anything", ("Matrix.set_csc", "ncols"): "check_dim's int() of anything",
-    ("Matrix.from_dense", "missing_value"): "an array missing_value", ("Vector.from_dense", "missing_value"): "an array missing_value",
-    ("Matrix.from_graphblas", 0): "not a python-graphblas Matrix", ("Vector.from_graphblas", 0): "not a python-graphblas Vector",
-    ("Matrix.from_scipy", 0): "not a SciPy matrix",
-    ("Matrix.memo", 0): "an unhashable key", ("Matrix.memo", 1): "make is not callable",
-    ("Matrix.to_dense", 0): "a fill that is no scalar", ("Vector.to_dense", 0): "a fill that is no scalar",
-    **{(f"{c}.{m}", "device"): "device read by truth"
-       for c, ms in (("Matrix", ("to_coo", "to_csr", "to_csc", "to_dense")),
-                     ("Vector", ("to_coo", "to_dense")), ("TransposedMatrix", ("to_coo", "to_dense")))
-       for m in ms},
-    ("TransposedMatrix.to_dense", 0): "a fill that is no scalar",
-    ("Vector.set_format", 0): "fmt compared to strings by ==",
-}
-
-
-def container_leak(entry, slot, label):
-    return ((entry, slot) in CONTAINER_LEAK_SLOTS
-            or ((entry, slot) in DTYPE_LEAK_SLOTS and label in DTYPE_LEAK_LABELS))
-
 
 # ---------------------------------------------------------------- the enumeration
 def _own_methods(cls):
@@ -632,14 +591,8 @@ def _case_id(case):
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_bad_argument(case):
     entry, slot = case
-    leaks, known = [], []
-    for label in _labels(entry, slot):
-        why = _call(entry, slot, label)
-        if why:
-            (known if container_leak(entry, slot, label) else leaks).append(why)
+    leaks = [why for label in _labels(entry, slot) if (why := _call(entry, slot, label))]
     assert not leaks, "\n".join(leaks)
-    if known:
-        pytest.xfail("containers branch: " + "; ".join(known[:3]))
 
 
 # ---------------------------------------------------------------- regressions, by name
