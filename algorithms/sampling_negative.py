@@ -19,7 +19,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from grblas_gpu import Matrix, backend
+from grblas_gpu import Matrix, backend, memory
 from grblas_gpu.errors import InvalidValue, NotConverged
 from grblas_gpu.kernels import sampling as rk
 
@@ -44,6 +44,8 @@ def negative_sampling(A, num_samples, *, src_biases=None, dst_biases=None,
     if not isinstance(A, Matrix):
         raise InvalidValue(f"A must be a grblas_gpu Matrix, got {type(A).__name__}")
     num = whole_number(num_samples, "num_samples", 0)
+    # src, dst and a round's draws, keys and flags: ~6 int64 words a sample at the peak
+    memory.require(48 * num, f"negative_sampling of {num} samples")
     remove_duplicates = check_flag(remove_duplicates, "remove_duplicates")
     remove_existing_edges = check_flag(remove_existing_edges, "remove_existing_edges")
     exact_number_of_samples = check_flag(exact_number_of_samples, "exact_number_of_samples")

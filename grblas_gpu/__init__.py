@@ -1,5 +1,5 @@
 """grblas_gpu: a GraphBLAS engine for GPUs (CuPy) with a NumPy reference backend."""
-from . import backend, types
+from . import backend, memory, types
 from .errors import (AllocFailed, DimensionMismatch, DomainMismatch, EmptyObject,
                      GraphBLASError, IndexOutOfBounds, InternalError, InvalidValue, NotConverged,
                      NotInitialized, NotSupported, TypeNotSupported, status_string)
@@ -18,7 +18,7 @@ from .operations import __all__ as _operations_all
 __version__ = "0.1.0"
 
 __all__ = [
-    "backend", "types", "Matrix", "Vector", "Replay", "Mailbox", "Inbox", "Mask", "Descriptor", "Field", "Modifier",
+    "backend", "memory", "types", "Matrix", "Vector", "Replay", "Mailbox", "Inbox", "Mask", "Descriptor", "Field", "Modifier",
     "Request", "Method", "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN", "GraphBLASError", "InvalidValue", "DimensionMismatch",
     "IndexOutOfBounds", "DomainMismatch", "NotSupported", "TypeNotSupported", "AllocFailed",
     "NotConverged", "NotInitialized", "InternalError", "EmptyObject", "status_string", "lookup_dtype",

@@ -31,7 +31,7 @@ import numpy as np
 
 from . import backend
 from .errors import InvalidValue
-from .kernels.memory import require
+from .memory import require
 from .kernels.sampling import draw_bits, draw_unit, stream_key
 from .mask import as_flag
 from .types import BOOL, FP32, lookup_dtype

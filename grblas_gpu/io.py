@@ -104,7 +104,7 @@ def read_mm(path_or_file, *, require_header=False):
     text mode. Raises InvalidValue, IndexOutOfBounds or NotSupported with a message naming
     the file and the line (see the module docstring for the rules).
     """
-    from .kernels.memory import oom_guard
+    from .memory import oom_guard
     from .matrix import Matrix
 
     with oom_guard("read_mm"):
@@ -432,7 +432,7 @@ def _read_arrays(path_or_file, *, require_header=False):
 def _check_size(h, name):
     """Refuse, before allocating anything, a matrix whose row offsets cannot be stored or
     would not fit in memory (the entries are bounded by the file's length)."""
-    from .kernels.memory import require
+    from .memory import require
     from .matrix import MAX_POINTER_LENGTH
 
     if h.nrows + 1 > MAX_POINTER_LENGTH:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-from grblas_gpu.kernels import memory
+from grblas_gpu import memory
 
 from conftest import assert_matches, snapshot
 

@@ -604,7 +604,7 @@ def test_huge_headers_are_refused_before_allocating():
     """10**18 rows: CSR offsets of that length cannot be stored (NotSupported, before any
     allocation); rows within the limit whose offsets exceed the memory budget: AllocFailed;
     10**18 declared entries that the file does not hold: InvalidValue (premature end)."""
-    from grblas_gpu.kernels import memory
+    from grblas_gpu import memory
 
     head = b"%%MatrixMarket matrix coordinate real general\n"
     for size in (b"1000000000000000000 3 0", b"100000000000 1 1"):

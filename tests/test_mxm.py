@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import grblas_gpu as gg
 from grblas_gpu import Descriptor, Method, Request, backend
-from grblas_gpu.kernels import memory
+from grblas_gpu import memory
 from conftest import assert_matches, random_matrix_pair, snapshot
 
 gb = pytest.importorskip("graphblas")

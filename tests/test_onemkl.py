@@ -8,7 +8,7 @@ import pytest
 import grblas_gpu as gg
 from grblas_gpu import backend
 from grblas_gpu import onemkl as mkl
-from grblas_gpu.kernels import memory
+from grblas_gpu import memory
 from conftest import assert_matches, random_matrix_pair, random_vector_pair, snapshot
 
 gb = pytest.importorskip("graphblas")

@@ -757,3 +757,8 @@ def test_wrong_typed_negative_sampling_parameters_raise_invalid_value(graph, kwa
     args = {"num_samples": 5, **kwargs}
     with pytest.raises(gg.InvalidValue):
         S.negative_sampling(graph[0], **args)
+
+
+def test_negative_sampling_beyond_memory_is_refused_before_allocating(graph):
+    with pytest.raises(gg.AllocFailed):
+        S.negative_sampling(graph[0], 10**15)

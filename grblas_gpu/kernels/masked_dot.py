@@ -32,7 +32,8 @@ import numpy as np
 
 from .. import backend
 from ..types import cast
-from . import launch, memory
+from . import launch
+from .. import memory
 from .cache import KernelKey, get_functions
 from .compact import positions
 from .cuda_common import c_index_type, value_args

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import backend
 from ..types import cast
-from . import memory
+from .. import memory
 from .segment import segment_reduce
 
 xp = backend.xp

@@ -29,7 +29,8 @@ import numpy as np
 
 from .. import backend
 from .._validate import index_dtype
-from . import launch, memory
+from . import launch
+from .. import memory
 from .cache import KernelKey, get_functions
 from .cuda_common import c_index_type, fold_start, header, value_args, word_dtype, word_of
 

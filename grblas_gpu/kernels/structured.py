@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import backend
 from ..types import cast
-from . import memory
+from .. import memory
 from .cache import KernelKey, get_kernel
 from .compact import compact
 from .cuda_common import c_index_type

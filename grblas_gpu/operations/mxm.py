@@ -33,7 +33,8 @@ from .. import backend, operators
 from .._validate import index_dtype
 from ..descriptor import Method, Request, _enum_of
 from ..errors import DimensionMismatch, InvalidValue, NotSupported
-from ..kernels import masked_dot, memory
+from .. import memory
+from ..kernels import masked_dot
 from ..kernels.compact import compact
 from ..kernels.spgemm import Operand, row_flops, spgemm
 from ..kernels.structured import SHAPE_KEYS, structured_product

@@ -41,7 +41,7 @@ from .. import backend, operators
 from ..descriptor import Request, _enum_of, as_descriptor
 from ..errors import DimensionMismatch, InvalidValue
 from ..kernels import spmspv, spmv
-from ..kernels.memory import oom_guard
+from ..memory import oom_guard
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
 from ..types import cast

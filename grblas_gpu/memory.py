@@ -12,8 +12,8 @@ NumPy; :func:`set_limit` caps both (tests use it to force the failure path).
 """
 import os
 
-from .. import backend
-from ..errors import AllocFailed
+from . import backend
+from .errors import AllocFailed
 
 __all__ = ["available", "require", "set_limit", "get_limit", "oom_guard"]
 
