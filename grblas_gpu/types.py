@@ -132,7 +132,8 @@ def cast(a, to_type, xp=np):
         out = xp.where(hi | lo, 0, out).astype(to_type.np_type)
         out = xp.where(hi, to_type.np_type.type(info.max), out)
         return xp.where(lo, to_type.np_type.type(info.min), out)
-    return a.astype(to_type.np_type)
+    with np.errstate(all="ignore"):  # FP64 -> FP32 overflows to inf, as C's cast does
+        return a.astype(to_type.np_type)
 
 
 def cast_scalar(value, to_type):

@@ -43,9 +43,10 @@ def segment_reduce(values, starts, op, dtype):
     if backend.is_gpu:
         return _segment_reduce_cuda(values, starts, op, dtype)
     ufunc = getattr(op, "ufunc", None)
-    if ufunc is not None and not dtype.is_bool:
-        return ufunc.reduceat(values, starts, dtype=values.dtype)  # no silent upcast of int8
-    return _segment_reduce_tree(values, starts, op.numpy, n)
+    with np.errstate(all="ignore"):  # values are the operator's, warnings or not (1/0 = inf)
+        if ufunc is not None and not dtype.is_bool:
+            return ufunc.reduceat(values, starts, dtype=values.dtype)  # no upcast of int8
+        return _segment_reduce_tree(values, starts, op.numpy, n)
 
 
 def _segment_reduce_tree(values, starts, fn, n):
@@ -83,8 +84,9 @@ def segment_fold_left(values, starts, typed):
     # active[k - 1]: how many segments hold more than k values (one read for every step)
     active = backend.to_host(xp.searchsorted(-lens[order], -xp.arange(1, maxlen), side="left"))
     fn, t = typed.op.numpy, typed.type
-    for k, m in enumerate(active.tolist(), start=1):
-        acc[:m] = cast(xp.asarray(fn(acc[:m], values[first[:m] + k])), t, xp)
+    with np.errstate(all="ignore"):
+        for k, m in enumerate(active.tolist(), start=1):
+            acc[:m] = cast(xp.asarray(fn(acc[:m], values[first[:m] + k])), t, xp)
     out = xp.empty_like(acc)
     out[order] = acc
     return out
