@@ -182,8 +182,10 @@ def _plain():
 
 
 def _binary(rng):
-    ops = _operators("binary")
-    return ops[rng.integers(len(ops))][0]
+    """An accumulator (any binary operator but copysign: T may hold a NaN that the operator
+    computed, log(-3) say, whose sign bit C leaves to the platform, and copysign reads it)."""
+    ops = [name for name, _ in _operators("binary") if name != "copysign"]
+    return ops[rng.integers(len(ops))]
 
 
 def _config(rng, fam):
@@ -228,6 +230,10 @@ def _alias(rng, case, fam):
     same = [n for n, op in case.operands if n != fam.output and op.kind == out.kind
             and op.shape == out.shape and op.storage != "tuples"
             and not (n == "M" and (case.p("mask") == "comp" or out.domain == "special"))]
+    if fam.name == "transpose" and case.p("mask", "none") != "none" and case.p("accum"):
+        # SuiteSparse 9.4.5 segfaults on python-graphblas's C(mask=M.V, accum=op) << A (the
+        # reference side of a transpose under a mask and accum) where C is also A or M
+        return case
     if not same:
         return case
     k = 2 if len(same) > 1 and rng.random() < 0.3 else 1

@@ -23,6 +23,7 @@ expression), and the caller takes its general path, which computes the same valu
 import numpy as np
 
 from .. import backend
+from ..operators import y_domain
 from ..types import lookup_dtype
 from . import cache, launch
 from .cuda_common import c_cast
@@ -140,7 +141,7 @@ def dense_write(cv, cb, ctype, tv, tb, ttype, mask, accum, replace, out=(None, N
     if accum is not None:
         preamble, tacc = _binary_preamble("accum_op", accum.op, accum.type)
         entry = ("cb ? " + c_cast(tacc, ctype, f"accum_op({c_cast(ctype, accum.type, 'cv')}, "
-                                               f"{c_cast(ttype, accum.type, 'tv')})")
+                                               f"{c_cast(ttype, y_domain(accum), 'tv')})")
                  + f" : {entry}")
     if mask is None:
         allowed = "true"
@@ -181,7 +182,7 @@ def dense_scatter(cv, cb, ctype, idx, tv, ttype, accum):
     preamble, tacc = _binary_preamble("accum_op", accum.op, accum.type)
     # (CuPy reserves the name i for the element number)
     both = c_cast(tacc, ctype, f"accum_op({c_cast(ctype, accum.type, 'zv[pos]')}, "
-                               f"{c_cast(ttype, accum.type, 'tv')})")
+                               f"{c_cast(ttype, y_domain(accum), 'tv')})")
     body = f"zv[pos] = zb[pos] ? {both} : {c_cast(ttype, ctype, 'tv')}; zb[pos] = true;"
     k = _kernel(key, f"{idx.dtype.name} pos, {_np_name(tv.dtype)} tv",
                 f"raw {_np_name(ctype)} zv, raw bool zb", body, preamble)

@@ -20,6 +20,7 @@ import numpy as np
 from .. import backend, replay
 from ..errors import DimensionMismatch, DomainMismatch
 from ..kernels.elementwise import dense_scatter, dense_write
+from ..operators import y_domain
 from ..types import cast
 from ..vector import Vector
 from ._keys import (build_like as _build_like, entries as _entries, linear_keys as _linear_keys,
@@ -199,5 +200,6 @@ def _apply_accum(accum, c, t, ctype):
     op, in_type = accum.op, accum.type
     if in_type not in op.types:
         raise DomainMismatch(f"accumulator {op.name} is not defined for {in_type.name}")
-    z = op.numpy(cast(c, in_type, xp), cast(t, in_type, xp))
+    # t goes to the operator's y domain (bshift's is INT8, FP64 -3.0 becoming -3 directly)
+    z = op.numpy(cast(c, in_type, xp), cast(t, y_domain(accum), xp))
     return cast(xp.asarray(z), ctype, xp)
