@@ -155,6 +155,18 @@ def _assign(case, family, op):
 _SPECIAL = {"reduce_scalar": _reduce_scalar, "assign": _assign, "subassign": _assign}
 
 
+def _not_hyper(case, family, kind, name):
+    """Lines keeping the matrix inputs of a positional semiring out of hypersparse form:
+    SuiteSparse 9.4.5 gives firsti the hyperlist position instead of the row over a
+    hypersparse A (A 48x48 holding only (47, 0): A plus.firsti1 u gives 1, not 48)."""
+    if not (name and catalog.gb_positional(kind, name)):
+        return ""
+    mats = [n for n in family.inputs
+            if n in dict(case.operands) and dict(case.operands)[n].kind == "matrix"]
+    return "".join(f'{n}.ss.config["sparsity_control"] = ["sparse", "bitmap", "full"]\n'
+                   for n in mats)
+
+
 def source(case, family, variant=None):
     """python-graphblas statements for a case (``variant``: an operator (kind, name) to use
     in place of the case's, for ANY bounds)."""
@@ -164,10 +176,11 @@ def source(case, family, variant=None):
         return family.reference_source(case, op)
     special = _SPECIAL.get(family.name)
     if special is not None:
-        return alias_text(case, family.output) + special(
+        return alias_text(case, family.output) + _not_hyper(case, family, kind, name) + special(
             case, family, op_text(kind, name) if name else None)
     lines, texts = _inputs(case, family.inputs)
-    lines = alias_text(case, family.output).splitlines() + lines
+    lines = (alias_text(case, family.output) + _not_hyper(case, family, kind, name)).splitlines() \
+        + lines
     expr = _EXPR[family.name](case, [texts[n] for n in family.inputs],
                               op_text(kind, name) if name else None)
     lines.append(f"{_lhs(case, family.output)} << {expr}")
