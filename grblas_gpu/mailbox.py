@@ -36,7 +36,7 @@ costs a few µs of host time, where a 1-entry Vector built from host arrays cost
 """
 import numpy as np
 
-from . import backend, replay
+from . import backend, memory, replay
 from .errors import IndexOutOfBounds, InvalidValue
 from .kernels import mailbox as _kernel
 from .vector import Vector
@@ -88,8 +88,10 @@ class Inbox:
     def __init__(self, v, capacity=1):
         if not isinstance(v, Vector):
             raise InvalidValue(f"Inbox needs a Vector, got {type(v).__name__}")
-        if not (isinstance(capacity, (int, np.integer)) and capacity >= 1):
-            raise InvalidValue(f"Inbox: capacity must be a positive int, got {capacity!r}")
+        if not (isinstance(capacity, (int, np.integer)) and not isinstance(capacity, bool)
+                and 1 <= capacity <= max(1, v.size)):
+            raise InvalidValue(f"Inbox: capacity must be an int in [1, size of v = {v.size}] "
+                               f"(a put holds distinct indices), got {capacity!r:.40}")
         # the size and type v had: what a delivery gives it
         self.vector, self.capacity, self.size, self.dtype = v, int(capacity), v.size, v.dtype
         self._sent = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=v.dtype.np_type))
@@ -97,7 +99,9 @@ class Inbox:
             # [count | indices | values] (the layout kernels.mailbox.deliver reads), values
             # padded to whole 8-byte words
             words = 1 + self.capacity + -(-self.capacity * v.dtype.np_type.itemsize // 8)
-            self._pinned = xp.cuda.alloc_pinned_memory(8 * words)
+            memory.require(16 * words, f"an Inbox of capacity {self.capacity}")  # pinned, staged
+            with memory.oom_guard(f"an Inbox of capacity {self.capacity}"):
+                self._pinned = xp.cuda.alloc_pinned_memory(8 * words)
             self._host = np.frombuffer(self._pinned, dtype=np.int64, count=words)
             self._host[:] = 0
             self._staged = xp.zeros(words, dtype=np.int64)

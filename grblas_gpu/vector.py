@@ -406,7 +406,7 @@ class Vector(MaskableMixin):
             _check_buffer(indices, "the indices buffer", n, _INDEX_TYPES)
             _check_buffer(values, "the values buffer", n, (self._dtype.np_type,))
             check_disjoint({"the indices buffer": indices, "the values buffer": values},
-                           self._arrays(), "the vector's own storage")
+                           self._storage_arrays(), "the vector's own storage")
             self._stage.pop("dense", None)
             self._stage.update(indices=indices, values=values)
             return self
@@ -421,7 +421,7 @@ class Vector(MaskableMixin):
         self._swap_in(v)
         return self
 
-    def _arrays(self):
+    def _storage_arrays(self):
         """The backend arrays of its storage (sparse and dense forms)."""
         return [a for form in (self._sp, self._dn) if form is not None for a in form
                 if isinstance(a, xp.ndarray)]
@@ -438,7 +438,7 @@ class Vector(MaskableMixin):
 
         if self._stage is not None and "result" in self._stage:
             _check_buffer(values, "the dense values buffer", self._size, (self._dtype.np_type,))
-            check_disjoint({"the dense values buffer": values}, self._arrays(),
+            check_disjoint({"the dense values buffer": values}, self._storage_arrays(),
                            "the vector's own storage")
             for k in ("indices", "values"):
                 self._stage.pop(k, None)

@@ -76,7 +76,7 @@ def _arrays_of(x):
     if isinstance(x, Matrix):
         return _buffers._storage(x)
     if isinstance(x, Vector):
-        return x._arrays()
+        return x._storage_arrays()
     return []
 
 
