@@ -134,11 +134,11 @@ def test_no_mask_with_mask_fields_matches_suitesparse(op, dname, accum):
     _, _, ss_call, gg_call = OPS[op]
     acc_ss = lib.GrB_PLUS_FP64 if accum else NULL
     assert ss_call(Cg._carg, *(g._carg for _, g in ins), acc_ss, ss_desc) == lib.GrB_SUCCESS
-    before = C.get_csr() if isinstance(C, gg.Matrix) else C._arrays()
+    before = C.get_csr() if isinstance(C, gg.Matrix) else C._storage_arrays()
     gg_call(C, *(x for x, _ in ins), accum, desc)
     _assert_same(C, Cg)
     if dname in ("C", "SC"):  # C⟨!NULL⟩ writes nothing: C keeps its very arrays
-        after = C.get_csr() if isinstance(C, gg.Matrix) else C._arrays()
+        after = C.get_csr() if isinstance(C, gg.Matrix) else C._storage_arrays()
         assert all(a is b for a, b in zip(before[:2], after[:2]))
 
 
