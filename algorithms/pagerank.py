@@ -162,6 +162,16 @@ def _power_method(P, alpha, bm, x, tol, max_iter, trace):
     boxes = (gg.Mailbox(r2[0]), gg.Mailbox(r2[1]))
     steps = (gg.Replay(lambda: power_step(x, y, r2[0], boxes[0])),
              gg.Replay(lambda: power_step(y, x, r2[1], boxes[1])))
+    with gg.Replay.lock:  # the loop of recorded steps runs alone (threads: one loop at a time)
+        try:
+            return _power_loop(steps, boxes, x, y, s, work, tol, max_iter, trace)
+        finally:
+            del steps, boxes  # their recordings and pools are freed before the lock is
+
+
+
+def _power_loop(steps, boxes, x, y, s, work, tol, max_iter, trace):
+    """The steps issued one ahead of the residual read, to convergence or max_iter."""
     steps[0]()
     for it in range(1, max_iter + 1):
         # the next iteration is issued before this one's residual is read, so the device

@@ -91,6 +91,10 @@ def compare(ours, ref, *, nterms=2, scale=0.0, determined=None, check_dtype=True
     if computed_in == "FP32" and dtype == "FP64":
         dtype = "FP32"
     bad = _value_mismatch(a.values, b.values, dtype, nterms, scale)
+    if computed_in in ("FP32", "FP64") and a.values.dtype.kind in "iu":
+        # a float result truncated to an integer type: libm's last bits (hypot's 6.9999 or
+        # 7) may move it by one from one library or device to another
+        bad &= np.abs(a.values.astype(np.float64) - b.values.astype(np.float64)) > 1
     if determined is not None:
         bad &= determined
     if bad.any():

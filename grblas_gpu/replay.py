@@ -46,7 +46,9 @@ its previous state, which is what a failed recording restores.
 
 Threads: a recording's journal belongs to the thread recording (another thread's changes,
 made meanwhile, are not its own), and CuPy captures in its relaxed mode on a stream of its
-own, so other threads keep running operations. A Replay is used by one thread at a time,
+own, so other threads keep running operations. Replay calls hold ``Replay.lock``, and a
+loop of them holds it throughout (PageRank), so device loops from several threads run one
+after another. A Replay is used by one thread at a time,
 like any object it writes; where fn runs products, replay it from the thread that recorded
 it (the recording holds that thread's spmv scratch: grblas_gpu.kernels.spmv._per_thread).
 """
@@ -188,7 +190,18 @@ class Replay:
     def recorded(self):
         return self._graph is not None
 
+    # Held by every call, and by an algorithm across its loop of calls (``with
+    # gg.Replay.lock:``, PageRank's power steps): device loops started from several threads
+    # run one after another, each as it runs alone. (They share the device's default stream
+    # in any case; a loop's recordings, private arrays and pool are then never live while
+    # another thread records or replays.)
+    lock = threading.RLock()
+
     def __call__(self):
+        with Replay.lock:
+            self._call()
+
+    def _call(self):
         self.calls += 1
         if self._graph is not None:
             if not self._copy_in():

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import grblas_gpu as gg
+import semirings
 from grblas_gpu import Descriptor, Method, Request, backend
 from grblas_gpu import memory
 from conftest import assert_matches, random_matrix_pair, snapshot
@@ -686,3 +687,33 @@ def test_property_all_methods_match_suitesparse(seed, m, k, n, density, t, name,
            desc=Descriptor(replace=replace, transpose_first=ta, transpose_second=tb))
     reference(GC, GA, GB, _gb_sr(name), gmask, accum and getattr(gb.binary, accum), replace, ta, tb)
     assert_matches(C, GC)
+
+
+@pytest.mark.parametrize("case", ["structure_only", "iso_transposed"])
+def test_iso_sides_at_no_positions_match_python_graphblas(case):
+    """Structured products whose two sides are iso values read at no positions (one value
+    for every term): the GPU's one-pass gather had no array to size its launch by."""
+    import graphblas as gb
+
+    if case == "structure_only":
+        def operands(lib):
+            return (lib.Matrix.from_coo([], [], np.array([], np.uint16), nrows=2, ncols=5),
+                    lib.Matrix.from_coo([1], [1], np.array([-3], np.int8), nrows=2, ncols=2),
+                    lib.Matrix.from_coo([], [], np.array([], np.int8), nrows=2, ncols=5))
+        C, A, B = operands(gg)
+        gg.mxm(C, A, B, semirings.bxor_bor,
+               desc=gg.Descriptor(structure_first=True, structure_second=True))
+        Cg, Ag, Bg = operands(gb)
+        Cg << Ag.apply(gb.unary.one).new().mxm(Bg.apply(gb.unary.one).new(), gb.semiring.bxor_bor)
+    else:
+        def operands(lib):
+            return (lib.Matrix(np.uint8, 8, 37),
+                    lib.Matrix.from_coo([0], [7], 2, nrows=1, ncols=8, dtype=np.uint8),
+                    lib.Matrix.from_coo([0], [35], 9, nrows=1, ncols=37, dtype=np.uint8))
+        C, A, B = operands(gg)
+        gg.mxm(C, A, B, semirings.bxnor_band, desc=gg.Descriptor(transpose_first=True),
+               method=gg.Method.GUSTAVSON)
+        Cg, Ag, Bg = operands(gb)
+        Cg << Ag.T.mxm(Bg, gb.semiring.bxnor_band)
+    for ours, ref in zip(C.to_coo(), Cg.to_coo()):
+        np.testing.assert_array_equal(ours, ref)
