@@ -74,9 +74,8 @@ def _products(a, ia, b, ib, mult, mon, n):
     x, z = mult.type, mon.type
     av = xp.asarray(a.iso, dtype=x.np_type) if a.vals is None else a.vals
     bv = xp.asarray(b.iso, dtype=x.np_type) if b.vals is None else b.vals
-    # (two iso sides read at no positions give one value: the general path broadcasts it)
-    arrays = av.ndim or bv.ndim or ia is not None or ib is not None
-    prod = gather_binary(av, ia, bv, ib, mult, z) if arrays else None
+    # (two iso sides give one value, whatever the positions: the general path broadcasts it)
+    prod = gather_binary(av, ia, bv, ib, mult, z) if av.ndim or bv.ndim else None
     if prod is not None:
         return prod
     av = av if av.ndim == 0 or ia is None else av[ia]
