@@ -72,6 +72,14 @@ def as_int(k, what):
         raise InvalidValue(f"{what} must be an integer, got {type(k).__name__} {k!r:.40}") from None
 
 
+def as_flag(x, what):
+    """A bool argument: True/False (or 1/0); anything else is refused, not read by truth
+    (a string would read True, an array raise NumPy's ValueError)."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
+        return bool(x)
+    raise InvalidValue(f"{what} must be True or False, got {x!r:.40}")
+
+
 def check_dim(n, what):
     n = as_int(n, what)
     if n < 0 or n >= 2**60:

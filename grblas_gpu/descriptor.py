@@ -11,7 +11,8 @@ import enum
 from dataclasses import dataclass, replace as _dc_replace
 
 from .errors import InvalidValue
-from .mask import NOT_NULL, Mask, as_flag, as_mask
+from ._validate import as_flag
+from .mask import NOT_NULL, Mask, as_mask
 
 __all__ = ["Field", "Modifier", "Descriptor", "Request", "Method", "resolve_mask",
            "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN"]

@@ -33,7 +33,7 @@ from . import backend
 from .errors import InvalidValue
 from .memory import require
 from .kernels.sampling import draw_bits, draw_unit, stream_key
-from .mask import as_flag
+from ._validate import as_flag
 from .types import BOOL, FP32, lookup_dtype
 
 __all__ = ["rmat", "karate", "graph", "KARATE_EDGES"]

@@ -11,20 +11,12 @@ cleared under replace. It has no object until the output's shape is known;
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from ._validate import as_flag
 from .errors import InvalidValue
 from .types import BOOL
 
-__all__ = ["Mask", "MaskableMixin", "as_mask", "as_flag", "NOT_NULL", "materialize"]
+__all__ = ["Mask", "MaskableMixin", "as_mask", "NOT_NULL", "materialize"]
 
-
-def as_flag(x, what):
-    """A bool argument: True/False (or 1/0); anything else is refused, not read by truth
-    (a string would read True, an array raise NumPy's ValueError)."""
-    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
-        return bool(x)
-    raise InvalidValue(f"{what} must be True or False, got {x!r}")
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ import threading
 import numpy as np
 
 from . import backend, replay
-from ._validate import (as_index_array, as_int, check_dim, check_in_range, check_same_length,
+from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, check_same_length,
                         index_dtype, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue, NotSupported
 from . import memory
-from .mask import MaskableMixin, as_flag
+from .mask import MaskableMixin
 from .types import cast, cast_scalar, lookup_dtype, scalar_value
 
 xp = backend.xp

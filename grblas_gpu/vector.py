@@ -9,11 +9,11 @@ import threading
 import numpy as np
 
 from . import backend, replay
-from ._validate import (as_index_array, as_int, check_dim, check_in_range, index_dtype,
+from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, index_dtype,
                         is_array, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue
 from . import memory
-from .mask import MaskableMixin, as_flag
+from .mask import MaskableMixin
 from .matrix import _insert, _remove
 from .types import cast, cast_scalar, check_representable, lookup_dtype, scalar_value
 

@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from grblas_gpu._validate import as_flag as flag  # noqa: F401  (semirings' modules take it from here)
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, DataType, lookup_dtype
 
@@ -23,13 +24,6 @@ __all__ = ["UnaryOp", "BinaryOp", "Monoid", "Semiring", "Typed"]
 NUMERIC = tuple(t for t in ALL_TYPES if not t.is_bool)
 INTEGER = tuple(t for t in ALL_TYPES if t.np_type.kind in "iu")
 FLOATS = tuple(t for t in ALL_TYPES if t.is_float)
-
-
-def flag(x, what):
-    """A bool argument: True/False (or 1/0); anything else is refused, not read by truth."""
-    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer)) and x in (0, 1)):
-        return bool(x)
-    raise InvalidValue(f"{what} must be True or False, got {x!r}")
 
 
 def types_tuple(types):
