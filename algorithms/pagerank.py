@@ -166,7 +166,7 @@ def _power_method(P, alpha, bm, x, tol, max_iter, trace):
         try:
             return _power_loop(steps, boxes, x, y, s, work, tol, max_iter, trace)
         finally:
-            del steps, boxes  # their recordings and pools are freed before the lock is
+            steps = boxes = None  # their recordings and pools are freed before the lock is
 
 
 

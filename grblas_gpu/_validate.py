@@ -4,9 +4,8 @@ import operator
 import numpy as np
 
 from . import backend
-from .errors import (DimensionMismatch, DomainMismatch, IndexOutOfBounds, InvalidValue,
-                     TypeNotSupported)
-from .types import cast, check_representable, lookup_dtype, scalar_value
+from .errors import DimensionMismatch, DomainMismatch, IndexOutOfBounds, InvalidValue
+from .types import cast, check_representable, check_value_kind, lookup_dtype, scalar_value
 
 xp = backend.xp
 
@@ -134,8 +133,7 @@ def values_array(values, dtype, what="values"):
             values = np.asarray(values)
         except (TypeError, ValueError, OverflowError) as e:
             raise DomainMismatch(f"{what} are not an array of numbers ({e})") from None
-    kind = values.dtype.kind
-    if kind == "O" and not typed and all(isinstance(x, (int, float)) for x in values.flat):
+    if values.dtype.kind == "O" and not typed and all(isinstance(x, (int, float)) for x in values.flat):
         # Python integers beyond int64/uint64: only a float type (or BOOL) may hold them
         if dtype is None or lookup_dtype(dtype).np_type.kind not in "bf":
             raise InvalidValue(f"{what}: a Python integer beyond every GraphBLAS integer type")
@@ -143,11 +141,7 @@ def values_array(values, dtype, what="values"):
             values = values.astype(np.float64)
         except OverflowError:
             raise InvalidValue(f"{what}: a Python integer beyond every float type") from None
-        kind = "f"
-    if kind == "c":
-        raise TypeNotSupported(f"{what}: complex values are not supported")
-    if kind not in "biuf":
-        raise TypeNotSupported(f"{what}: dtype kind {kind!r} is not a GraphBLAS type")
+    check_value_kind(values.dtype, what)
     if not typed and dtype is not None:
         check_representable(values, dtype, what)
     return xp.asarray(values)

@@ -8,7 +8,7 @@ from .errors import DomainMismatch, InvalidValue, TypeNotSupported
 __all__ = [
     "DataType", "BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32",
     "UINT64", "FP32", "FP64", "ALL_TYPES", "lookup_dtype", "unify", "cast", "scalar_value",
-    "check_representable",
+    "check_representable", "check_value_kind",
 ]
 
 
@@ -159,7 +159,7 @@ def scalar_value(value, to_type, what="value"):
     if isinstance(value, np.generic) or (getattr(value, "ndim", None) == 0
                                          and isinstance(getattr(value, "dtype", None), np.dtype)):
         a = np.asarray(value) if isinstance(value, np.generic) else _host(value)
-        _check_kind(a.dtype, what)
+        check_value_kind(a.dtype, what)
         return cast(a, to_type)[()]
     if isinstance(value, (bool, int, float)):
         if not _fits(value, to_type):
@@ -177,7 +177,7 @@ def _host(a):
     return backend.to_host(a)
 
 
-def _check_kind(dtype, what):
+def check_value_kind(dtype, what):
     if dtype.kind == "c":
         raise TypeNotSupported(f"{what}: complex values are not supported")
     if dtype.kind not in "biuf":

@@ -14,7 +14,7 @@ from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_ran
 from .errors import IndexOutOfBounds, InvalidValue
 from . import memory
 from .mask import MaskableMixin
-from .matrix import _insert, _remove
+from .matrix import _insert, _remove, _same_value
 from .types import cast, cast_scalar, check_representable, lookup_dtype, scalar_value
 
 xp = backend.xp
@@ -349,7 +349,7 @@ class Vector(MaskableMixin):
         # sparse: an insertion into the sorted entries, O(log nvals) to find, O(nvals) to copy
         idx, vals = self._sp
         k, found = self._locate(i)
-        keep_iso = vals is None and value.tobytes() == self._iso.tobytes()
+        keep_iso = vals is None and _same_value(value, self._iso)
         if found and keep_iso:
             return
         if found:

@@ -13,9 +13,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Optional
 
-import numpy as np
-
-from grblas_gpu._validate import as_flag as flag  # noqa: F401  (semirings' modules take it from here)
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, DataType, lookup_dtype
 

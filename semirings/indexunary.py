@@ -24,10 +24,11 @@ from typing import Any, Callable
 
 import numpy as np
 
+from grblas_gpu._validate import as_flag
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, BOOL, INT64, lookup_dtype, unify
 
-from ._core import Typed, _ExpressionOp, check_definition, flag
+from ._core import Typed, _ExpressionOp, check_definition
 
 __all__ = ["IndexUnaryOp", "indexunary_op", "lookup", "resolve_indexunary", "names",
            "rowindex", "colindex", "diagindex", "tril", "triu", "diag", "offdiag",
@@ -80,7 +81,7 @@ def indexunary_op(name, *, c_expr, numpy, types=ALL_TYPES, out_type=None, thunk_
     with x possibly a 0-d array (an iso value) and, when ``reads_index`` is False, i = j = None."""
     check_definition(name, c_expr, numpy)
     op = IndexUnaryOp(name, c_expr, numpy, types, out_type, thunk_type, positional, reads_index)
-    if flag(register, "register"):
+    if as_flag(register, "register"):
         if name.lower() in _REGISTRY or name.lower() in _ALIASES:
             raise InvalidValue(f"an index-unary operator named {name!r} already exists")
         _REGISTRY[name.lower()] = op

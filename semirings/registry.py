@@ -22,6 +22,7 @@ import sys
 
 import numpy as np
 
+from grblas_gpu._validate import as_flag
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import ALL_TYPES, INT64, lookup_dtype, unify
 
@@ -30,7 +31,7 @@ from . import table as _table
 from . import monoid as _monoid
 from . import positional as _positional
 from . import unary as _unary
-from ._core import BinaryOp, Monoid, Semiring, Typed, UnaryOp, check_definition, flag as _flag, types_tuple
+from ._core import BinaryOp, Monoid, Semiring, Typed, UnaryOp, check_definition, types_tuple
 from .names import NVGRAPH_SEMIRINGS, ONEMKL_ACCUMULATORS, ONEMKL_SEMIRINGS, parse_c_name
 
 KINDS = ("semiring", "binary", "monoid", "unary")
@@ -202,7 +203,7 @@ def resolve_semiring(sr, t1, t2=None):
 
 # ---------------------------------------------------------------- user-defined operators
 def _register(op, register):
-    if not _flag(register, "register"):
+    if not as_flag(register, "register"):
         return op
     if not op.name.isidentifier():
         raise InvalidValue(f"operator name {op.name!r} is not an identifier")

@@ -82,7 +82,7 @@ def _rows_reduced(A, typed):
 
 
 # x ⊕ x = x: a row of an iso-valued matrix reduces to the iso value itself
-IDEMPOTENT = ("any", "min", "max", "land", "lor", "band", "bor", "first", "second")
+IDEMPOTENT = ("any", "min", "max", "land", "lor", "band", "bor")
 
 
 def _iso_rows_reduced(A, typed, rows):
