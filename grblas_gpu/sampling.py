@@ -21,13 +21,14 @@ Arrays. Index arguments are 1-D integer arrays (backend arrays are used as they 
 arrays and lists are copied to the backend). Results are new backend arrays.
 
 Checks. Types, shapes and lengths are checked (InvalidValue) before anything runs. The
-values of device arrays are not: checking them would read the device on every call. The
-caller guarantees each function's preconditions (as with SuiteSparse's fast import); when
-they do not hold, the positions returned are unspecified.
+values of index arrays are not (uint64 ones excepted, which must fit int64): checking them
+would read the device on every call. The caller guarantees each function's preconditions
+(as with SuiteSparse's fast import); when they do not hold, the positions returned are
+unspecified. ``bias_table``, made once per sampling call, checks its values too.
 
 Cost. A selection reads the device a few times to size its arrays (the total count, how
-many slots take each method); ``repeat_index`` reads it only when ``total`` is not given;
-the draws read nothing.
+many slots take each method); ``bias_table`` and ``repeat_index`` read it once; the draws
+read nothing.
 """
 import numpy as np
 
@@ -118,18 +119,28 @@ def select_uniform(starts, degrees, counts, key, *, with_replacement, take_all=N
 
 def bias_table(offsets, weights):
     """The BiasTable of candidates in segments: segment g is candidates offsets[g] ..
-    offsets[g+1] - 1, each weighted by ``weights`` (1-D, numeric, one per candidate).
-    Preconditions (not checked): offsets non-decreasing from 0 to len(weights); weights
-    finite and non-negative (a weight of 0 is never picked)."""
+    offsets[g+1] - 1, each weighted by ``weights`` (1-D, numeric, one per candidate; a
+    weight of 0 is never picked). Checked, with one read of the device: offsets run
+    non-decreasing from 0 to len(weights), weights are finite and non-negative."""
     offsets = as_index_array(offsets, "offsets")
     if len(offsets) < 1:
         raise InvalidValue("offsets needs at least one entry (nsegments + 1)")
-    if not is_array(weights) and isinstance(weights, (list, tuple)):
+    if isinstance(weights, (list, tuple)):
         weights = np.asarray(weights)
     if not is_array(weights) or weights.ndim != 1 or (weights.size and weights.dtype.kind not in "biuf"):
         raise InvalidValue(f"weights must be a 1-D numeric array, got "
                            f"{type(weights).__name__} {weights!r:.40}")
-    return _k.bias_table(offsets, xp.asarray(weights))
+    w = xp.asarray(weights).astype(np.float64, copy=False)
+    # offsets[0], offsets[-1] and the count of bad steps and weights, in one read
+    bad = (offsets[1:] < offsets[:-1]).sum() + (~(xp.isfinite(w) & (w >= 0))).sum()
+    first, last, nbad = (int(x) for x in backend.to_host(
+        xp.stack([offsets[0], offsets[-1], bad.astype(np.int64)])))
+    if first != 0 or last != len(w):
+        raise InvalidValue(f"offsets must run from 0 to len(weights) = {len(w)}, got "
+                           f"{first} .. {last}")
+    if nbad:
+        raise InvalidValue("offsets must be non-decreasing and weights finite and non-negative")
+    return _k.bias_table(offsets, w)
 
 
 def select_biased(table, segments, counts, key, *, with_replacement):
@@ -152,12 +163,9 @@ def select_biased(table, segments, counts, key, *, with_replacement):
                             with_replacement=with_replacement)
 
 
-def repeat_index(counts, total=None):
+def repeat_index(counts):
     """[0]·counts[0] + [1]·counts[1] + ...: for each of sum(counts) positions, the index of
     the count it belongs to (int64; the owner of every occurrence in a multiset stored as
-    counts). ``total``, when given, must equal sum(counts) (not checked); without it the sum
-    is read from the device. Precondition (not checked): counts non-negative."""
-    counts = as_index_array(counts, "counts")
-    if total is not None:
-        total = _whole(total, "total")
-    return _k.repeat_index(counts, total)
+    counts). Reads sum(counts) from the device. Precondition (not checked): counts
+    non-negative."""
+    return _k.repeat_index(as_index_array(counts, "counts"))

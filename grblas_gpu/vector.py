@@ -155,8 +155,9 @@ class Vector(MaskableMixin):
         trusted=True (SuiteSparse's fast import): ``indices`` is a backend integer array,
         sorted, unique and in [0, size), ``values`` a backend array as long (or a scalar or
         None); size and dtype are required. Only types and lengths are checked (nothing that
-        reads the device) and the arrays are adopted, not copied: the caller must not write
-        into them afterwards."""
+        reads the device). Arrays already of the vector's index type (int32 while size fits,
+        else int64) and value type are adopted, not copied: the caller must not write into
+        them afterwards."""
         from .matrix import Matrix, _dup_operator
 
         if as_flag(trusted, "trusted"):
