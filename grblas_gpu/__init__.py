@@ -12,9 +12,9 @@ from .matrix import Matrix
 from .vector import Vector
 from .replay import Replay
 from .mailbox import Inbox, Mailbox
-from . import sampling
 from .operations import *  # noqa: F401,F403  (mxv, vxm, mxm, ewise_*, apply, ...)
 from .operations import __all__ as _operations_all
+from . import sampling
 
 __version__ = "0.1.0"
 
