@@ -27,8 +27,8 @@ to rank 0) and every row stays here.
 
 Cached properties: none; the CSR arrays are read as they are. Heterogeneous sampling sorts
 the edges by (row, type) once per call (O(nvals log nvals)); biased sampling builds
-per-segment prefix sums once per call (O(nvals)). Random selection is in
-grblas_gpu.kernels.sampling (counter-based RNG, Floyd's algorithm, inverse CDF,
+per-segment prefix sums once per call (O(nvals)). Random selection is the engine's
+grblas_gpu.sampling (counter-based RNG, Floyd's algorithm, inverse CDF,
 Efraimidis–Spirakis keys); a seed reproduces the sample on the same backend.
 
 References: cuGraph sampling_functions.hpp (neighbor_sample, prepare_next_frontier);
@@ -45,8 +45,8 @@ import numpy as np
 
 import grblas_gpu as gg
 from grblas_gpu import INT64, Matrix, Vector, backend
+from grblas_gpu import sampling as rk
 from grblas_gpu.errors import DimensionMismatch, InvalidValue
-from grblas_gpu.kernels import sampling as rk
 
 from ._common import check_flag
 from .sampling_common import (check_offsets, check_range, int_array, per_edge, scalar, seed_of,
@@ -260,10 +260,11 @@ def _sample(req, *, with_replacement, dedupe, return_hops):
     # F_0 = the starting multiset, keyed label·n + v
     F = _multiset(label_idx * n + req.seeds, size)
     used = Vector(INT64, size) if req.behavior == "exclude" else None
-    _, indices, _ = req.A._csr()
+    _, indices, _ = req.A.to_csr(device=True, values=False)
     rows = []  # (hop, CSR edge positions, source keys)
     for h in range(H):
-        keys = _occurrences(F)  # one slot per occurrence of (label, v) in F_h
+        # one slot per occurrence of (label, v) in F_h (each once in a deduped frontier)
+        keys = _occurrences(F, counted=not (dedupe and h > 0))
         if len(keys) == 0:
             break
         v = keys % n
@@ -284,10 +285,11 @@ def _sample(req, *, with_replacement, dedupe, return_hops):
 def _adjacency(A, edge_types, T):
     """Candidate segments: row v's type-t edges are positions ptr[v·T+t] .. ptr[v·T+t+1] of
     an edge order; perm maps that order to CSR positions (None: the CSR order itself)."""
-    indptr, _, _ = A._csr()
     if edge_types is None or T == 1:
+        indptr, _, _ = A.to_csr(device=True, values=False)
         return _Adjacency(indptr.astype(np.int64), None, 1)
-    key = A._rows().astype(np.int64) * T + edge_types.astype(np.int64)
+    rows, _, _ = A.to_coo(device=True, values=False)
+    key = rows.astype(np.int64) * T + edge_types.astype(np.int64)
     perm = xp.argsort(key, kind="stable")
     ptr = xp.searchsorted(key[perm], xp.arange(A.nrows * T + 1, dtype=np.int64), side="left")
     return _Adjacency(ptr.astype(np.int64), perm.astype(np.int64), T)
@@ -311,38 +313,33 @@ def _pick(adj, table, v, t, k, key, with_replacement):
     else:
         npos = table.npos[seg]
         counts = xp.where(npos > 0, k, 0) if with_replacement else xp.minimum(npos, k)
-        pos, slot_of = rk.select_biased(seg, counts, _offsets(counts), table, key,
+        pos, slot_of = rk.select_biased(table, seg, counts, key,
                                         with_replacement=with_replacement)
     edge = pos if adj.perm is None else adj.perm[pos]
     return edge, slot_of
 
 
 def _uniform(starts, degs, counts, take_all, key, with_replacement):
-    return rk.select_uniform(starts, degs, counts, _offsets(counts), take_all, key,
-                             with_replacement=with_replacement)
+    return rk.select_uniform(starts, degs, counts, key, with_replacement=with_replacement,
+                             take_all=take_all)
 
 
-def _offsets(counts):
-    return xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(counts.astype(np.int64))])
-
-
-def _multiset(keys, size, dedupe=False):
-    """A sparse INT64 Vector: index = key, value = how many times it occurs (1 if dedupe)."""
+def _multiset(keys, size):
+    """A sparse INT64 Vector: index = key, value = how many times it occurs."""
     keys = xp.sort(keys.astype(np.int64))
     first = xp.ones(len(keys), dtype=bool)
     if len(keys) > 1:
         first[1:] = keys[1:] != keys[:-1]
     starts = xp.nonzero(first)[0]
     uniq = keys[starts]
-    if dedupe:
-        return Vector._from_sparse(size, INT64, uniq, None, iso=1)
     counts = xp.diff(xp.concatenate([starts, xp.asarray([len(keys)], dtype=starts.dtype)]))
-    return Vector._from_sparse(size, INT64, uniq, counts.astype(np.int64))
+    return Vector.from_coo(uniq, counts.astype(np.int64), size=size, dtype=INT64, trusted=True)
 
 
-def _occurrences(F):
-    """The frontier's keys, each repeated by its multiplicity (one slot per occurrence)."""
-    idx, vals = F._sparse()
+def _occurrences(F, counted):
+    """The frontier's keys, each repeated by its multiplicity when ``counted`` (F's values
+    are the multiplicities; otherwise F is a set and its values are not read)."""
+    idx, vals = F.to_coo(device=True, values=counted)
     idx = idx.astype(np.int64)
     if vals is None or len(idx) == 0:
         return idx
@@ -364,8 +361,8 @@ def _next_frontier(F, dst_keys, used, behavior, dedupe, size):
     else:
         N = D
     if dedupe:
-        idx, _ = N._sparse()
-        N = Vector._from_sparse(size, INT64, idx, None, iso=1)  # N = struct(N)
+        idx, _ = N.to_coo(device=True, values=False)
+        N = Vector.from_coo(idx, 1, size=size, dtype=INT64, trusted=True)  # N = struct(N)
     return N, used
 
 
@@ -390,7 +387,7 @@ def _assemble(req, rows, label_values, return_hops):
         starts = xp.nonzero(first)[0].astype(np.int64)
         label = label_values[lab[starts]].astype(np.int32)
         offsets = xp.concatenate([starts, xp.asarray([len(lab)], dtype=np.int64)])
-    _, indices, _ = req.A._csr()
+    _, indices, _ = req.A.to_csr(device=True, values=False)
     src = (keys % n).astype(itype)
     dst = indices[edge].astype(itype)
     pick = (lambda a: None if a is None else a[edge])

@@ -46,8 +46,9 @@ def build_edge_id_and_type_lookup(A, edge_ids, edge_types=None):
     keys = keys[order]
     if len(keys) > 1 and bool(scalar((keys[1:] == keys[:-1]).any())):
         raise InvalidValue("(edge id, edge type) pairs must be unique")
-    rows, cols = A._rows().astype(np.int64), A._csr()[1].astype(np.int64)
-    return EdgeLookup(distinct, bound, keys, rows[order], cols[order])
+    rows, cols, _ = A.to_coo(device=True, values=False)
+    return EdgeLookup(distinct, bound, keys, rows.astype(np.int64)[order],
+                      cols.astype(np.int64)[order])
 
 
 def lookup_endpoints(lookup, edge_ids, edge_type_or_types):

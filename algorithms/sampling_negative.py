@@ -20,8 +20,8 @@ from collections import namedtuple
 import numpy as np
 
 from grblas_gpu import Matrix, backend, memory
+from grblas_gpu import sampling as rk
 from grblas_gpu.errors import InvalidValue, NotConverged
-from grblas_gpu.kernels import sampling as rk
 
 from ._common import check_flag
 from .sampling_common import scalar, seed_of, whole_number
@@ -52,7 +52,8 @@ def negative_sampling(A, num_samples, *, src_biases=None, dst_biases=None,
     sb = _biases(src_biases, A.nrows, "src_biases")
     db = _biases(dst_biases, A.ncols, "dst_biases")
     seed = seed_of(seed)
-    edge_keys = A._rows().astype(np.int64) * A.ncols + A._csr()[1].astype(np.int64)
+    rows, cols, _ = A.to_coo(device=True, values=False)
+    edge_keys = rows.astype(np.int64) * A.ncols + cols.astype(np.int64)
     if exact_number_of_samples and num:
         _check_capacity(A, num, sb, db, remove_duplicates, remove_existing_edges)
     src = dst = xp.zeros(0, dtype=np.int64)
@@ -111,13 +112,12 @@ def _draw(n, table, count, key):
             raise InvalidValue("negative_sampling: the matrix has no rows or no columns")
         return xp.zeros(0, dtype=np.int64)
     counts = xp.asarray([count], dtype=np.int64)
-    offsets = xp.asarray([0, count], dtype=np.int64)
     if table is None:
+        # one slot: count picks among the candidates 0 .. n-1
         pos, _ = rk.select_uniform(xp.zeros(1, dtype=np.int64), xp.asarray([n], dtype=np.int64),
-                                   counts, offsets, xp.zeros(1, dtype=bool), key,
-                                   with_replacement=True)
+                                   counts, key, with_replacement=True)
     else:
-        pos, _ = rk.select_biased(xp.zeros(1, dtype=np.int64), counts, offsets, table, key,
+        pos, _ = rk.select_biased(table, xp.zeros(1, dtype=np.int64), counts, key,
                                   with_replacement=True)
     return pos
 
@@ -142,7 +142,7 @@ def _check_capacity(A, num, sb, db, remove_duplicates, remove_existing):
     dst_ok = xp.ones(A.ncols, dtype=bool) if db is None else db.weights > 0
     pairs = int(scalar(src_ok.sum())) * int(scalar(dst_ok.sum()))
     if remove_existing:
-        rows, cols = A._rows(), A._csr()[1]
+        rows, cols, _ = A.to_coo(device=True, values=False)
         pairs -= int(scalar((src_ok[rows] & dst_ok[cols]).sum()))
     if pairs <= 0 or (remove_duplicates and num > pairs):
         raise InvalidValue(f"negative_sampling: {num} samples requested, but only {max(pairs, 0)} "

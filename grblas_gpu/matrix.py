@@ -303,16 +303,21 @@ class Matrix(MaskableMixin):
                                 vals, iso)
 
     # ------------------------------------------------------------------ export
-    def to_coo(self, *, device=False):
-        """(rows, cols, values) as NumPy arrays (backend arrays with device=True)."""
-        device = as_flag(device, "device")
-        out = (self._rows(), self._indices, self._values_full())
-        return out if device else tuple(backend.to_host(a) for a in out)
+    # device=True returns the storage (and cached forms) itself, not copies: read-only, and
+    # describing the content until the matrix next changes. values=False gives None for the
+    # values (an iso matrix's are never expanded), as python-graphblas's to_coo(values=False).
+    def to_coo(self, *, device=False, values=True):
+        """(rows, cols, values) as NumPy arrays (backend arrays with device=True: no copy,
+        read-only; see above); values None with values=False."""
+        device, values = as_flag(device, "device"), as_flag(values, "values")
+        out = (self._rows(), self._indices, self._values_full() if values else None)
+        return out if device else tuple(_host(a) for a in out)
 
-    def to_csr(self, *, device=False):
-        device = as_flag(device, "device")
-        out = (self._indptr, self._indices, self._values_full())
-        return out if device else tuple(backend.to_host(a) for a in out)
+    def to_csr(self, *, device=False, values=True):
+        """(indptr, indices, values), as to_coo."""
+        device, values = as_flag(device, "device"), as_flag(values, "values")
+        out = (self._indptr, self._indices, self._values_full() if values else None)
+        return out if device else tuple(_host(a) for a in out)
 
     def to_csc(self, *, device=False):
         device = as_flag(device, "device")
@@ -490,6 +495,10 @@ class Matrix(MaskableMixin):
 
 
 # ---------------------------------------------------------------------- helpers
+def _host(a):
+    return None if a is None else backend.to_host(a)
+
+
 def _selects_many(key):
     return isinstance(key, tuple) and len(key) == 2 and any(map(is_index_collection, key))
 

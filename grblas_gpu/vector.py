@@ -15,7 +15,8 @@ from .errors import IndexOutOfBounds, InvalidValue
 from . import memory
 from .mask import MaskableMixin
 from .matrix import _insert, _remove, _same_value
-from .types import cast, cast_scalar, check_representable, lookup_dtype, scalar_value
+from .types import (cast, cast_scalar, check_representable, check_value_kind, lookup_dtype,
+                    scalar_value)
 
 xp = backend.xp
 
@@ -148,10 +149,19 @@ class Vector(MaskableMixin):
         return v
 
     @classmethod
-    def from_coo(cls, indices, values=None, *, size=None, dtype=None, dup_op=None):
-        """From indices and values (array, scalar for iso, or None for structure only)."""
+    def from_coo(cls, indices, values=None, *, size=None, dtype=None, dup_op=None,
+                 trusted=False):
+        """From indices and values (array, scalar for iso, or None for structure only).
+        trusted=True (SuiteSparse's fast import): ``indices`` is a backend integer array,
+        sorted, unique and in [0, size), ``values`` a backend array as long (or a scalar or
+        None); size and dtype are required. Only types and lengths are checked (nothing that
+        reads the device). Arrays already of the vector's index type (int32 while size fits,
+        else int64) and value type are adopted, not copied: the caller must not write into
+        them afterwards."""
         from .matrix import Matrix, _dup_operator
 
+        if as_flag(trusted, "trusted"):
+            return cls._trusted_coo(indices, values, size, dtype, dup_op)
         host = _host_entries(indices, values, size, dtype)
         # no duplicates; a dup_op that cannot combine is refused all the same, and one of
         # another type than the values' takes the general path (values pass through its type)
@@ -169,6 +179,27 @@ class Vector(MaskableMixin):
                             vals if vals is not None else iso, nrows=1, ncols=size, dtype=dt,
                             dup_op=dup_op)
         return cls._from_sparse(size, dt, M._indices, M._values, iso=M._iso)
+
+    @classmethod
+    def _trusted_coo(cls, indices, values, size, dtype, dup_op):
+        if size is None or dtype is None:
+            raise InvalidValue("from_coo(trusted=True) needs size and dtype")
+        size, dt = check_dim(size, "size"), lookup_dtype(dtype)
+        if dup_op is not None:
+            raise InvalidValue("from_coo(trusted=True) takes unique indices: no dup_op")
+        if not (isinstance(indices, xp.ndarray) and indices.ndim == 1
+                and indices.dtype.kind in "iu"):
+            raise InvalidValue(f"from_coo(trusted=True) needs indices as a 1-D integer "
+                               f"{backend.name} array, got {type(indices).__name__}")
+        if values is None or np.isscalar(values):
+            _, iso, _ = values_and_dtype(values, len(indices), dt)
+            return cls._from_sparse(size, dt, indices, None, iso=iso)
+        if not (isinstance(values, xp.ndarray) and values.ndim == 1
+                and len(values) == len(indices)):
+            raise InvalidValue(f"from_coo(trusted=True) needs values as a 1-D {backend.name} "
+                               f"array of {len(indices)} entries, a scalar or None")
+        check_value_kind(values.dtype, "from_coo's values")
+        return cls._from_sparse(size, dt, indices, values)
 
     @classmethod
     def from_dense(cls, array, missing_value=None, *, dtype=None):
@@ -292,11 +323,13 @@ class Vector(MaskableMixin):
         return Vector._from_dense(self._size, dtype, values, bitmap, self._nvals)
 
     # ------------------------------------------------------------------ export
-    def to_coo(self, *, device=False):
-        """(indices, values) as NumPy arrays (backend arrays with device=True)."""
-        device = as_flag(device, "device")
-        out = (self._sparse()[0], self._values_full())
-        return out if device else tuple(backend.to_host(a) for a in out)
+    def to_coo(self, *, device=False, values=True):
+        """(indices, values) as NumPy arrays, values None with values=False. With
+        device=True, backend arrays: the sparse form itself, not copies (read-only,
+        describing the content until the vector next changes)."""
+        device, values = as_flag(device, "device"), as_flag(values, "values")
+        out = (self._sparse()[0], self._values_full() if values else None)
+        return out if device else tuple(None if a is None else backend.to_host(a) for a in out)
 
     def to_dense(self, fill=0, *, device=False):
         """A dense 1-D array, ``fill`` (which the type must hold) where there is no entry.

@@ -152,6 +152,10 @@ def _graph_vec():
 OPS = {"mask": None, "accum": None, "desc": None}
 
 
+def _bias_table():
+    return gg.sampling.bias_table(np.array([0, 3, 5]), np.array([1.0, 0.0, 2.0, 1.0, 1.0]))
+
+
 def _ops(**kw):
     """The output keywords of an operation, each fuzzed."""
     d = dict(OPS)
@@ -234,9 +238,9 @@ CALLS = {
                                  dict(nrows=2, ncols=2, dtype=None)),
     "Matrix.set_csr": lambda o: (o.C.set_csr, [np.array([0, 1, 2]), np.array([0, 1]), np.array([1.0, 2.0])],
                                  dict(nrows=2, ncols=2, dtype=None)),
-    "Matrix.to_coo": lambda o: (o.A.to_coo, [], dict(device=False)),
+    "Matrix.to_coo": lambda o: (o.A.to_coo, [], dict(device=False, values=False)),
     "Matrix.to_csc": lambda o: (o.A.to_csc, [], dict(device=False)),
-    "Matrix.to_csr": lambda o: (o.A.to_csr, [], dict(device=False)),
+    "Matrix.to_csr": lambda o: (o.A.to_csr, [], dict(device=False, values=True)),
     "Matrix.to_dense": lambda o: (o.A.to_dense, [0.0], dict(device=False)),
     "Matrix.to_graphblas": lambda o: (o.A.to_graphblas, [], {}),
     "Matrix.to_scipy": lambda o: (o.A.to_scipy, [], {}),
@@ -265,7 +269,7 @@ CALLS = {
     "Vector.ewise_union": lambda o: (o.u.ewise_union, [o.v, "minus", 0.0, 1], {}),
     "Vector.extract": lambda o: (o.u.extract, [[3, 0]], dict(mask=None, desc=None, dtype=None)),
     "Vector.from_coo": lambda o: (gg.Vector.from_coo, [[0, 2, 2], [1.0, 2.0, 3.0]],
-                                  dict(size=3, dtype="FP64", dup_op="plus")),
+                                  dict(size=3, dtype="FP64", dup_op="plus", trusted=False)),
     "Vector.from_dense": lambda o: (gg.Vector.from_dense, [np.array([1.0, 0.0, 2.0])],
                                     dict(missing_value=0.0, dtype=None)),
     "Vector.from_graphblas": lambda o: (gg.Vector.from_graphblas, [_graph_vec()], {}),
@@ -279,7 +283,7 @@ CALLS = {
     "Vector.set_dense": lambda o: (o.w.set_dense, [np.arange(float(N))], {}),
     "Vector.set_format": lambda o: (o.w.set_format, ["dense"], {}),
     "Vector.set_sparse": lambda o: (o.w.set_sparse, [np.array([0, 2]), np.array([1.0, 3.0])], {}),
-    "Vector.to_coo": lambda o: (o.u.to_coo, [], dict(device=False)),
+    "Vector.to_coo": lambda o: (o.u.to_coo, [], dict(device=False, values=False)),
     "Vector.to_dense": lambda o: (o.u.to_dense, [0.0], dict(device=False)),
     "Vector.to_graphblas": lambda o: (o.u.to_graphblas, [], {}),
     "Vector.vxm": lambda o: (o.u.vxm, [o.A, "plus_times"],
@@ -351,6 +355,21 @@ CALLS = {
                                 dict(seed=1, symmetric=True, weighted=False, dtype=None)),
     "generate.karate": lambda o: (generate.karate, [], dict(dtype=None)),
     "generate.graph": lambda o: (generate.graph, ["rmat:2:2"], dict(seed=3)),
+    # ---- random selection (three slots, so a two-element list is the wrong length)
+    "sampling.stream_key": lambda o: (gg.sampling.stream_key, [2024, 3], {}),
+    "sampling.draw_bits": lambda o: (gg.sampling.draw_bits, [12345, np.arange(3)], {}),
+    "sampling.draw_unit": lambda o: (gg.sampling.draw_unit, [12345, [0, 5, 9]], {}),
+    "sampling.select_uniform": lambda o: (gg.sampling.select_uniform,
+                                          [np.array([0, 2, 5]), np.array([2, 3, 4]),
+                                           np.array([1, 3, 2]), 77],
+                                          dict(with_replacement=False,
+                                               take_all=np.array([False, True, False]))),
+    "sampling.bias_table": lambda o: (gg.sampling.bias_table,
+                                      [np.array([0, 3, 5]), np.array([1.0, 0.0, 2.0, 1.0, 1.0])], {}),
+    "sampling.select_biased": lambda o: (gg.sampling.select_biased,
+                                         [_bias_table(), np.array([0, 1, 1]), np.array([1, 1, 1]), 5],
+                                         dict(with_replacement=True)),
+    "sampling.repeat_index": lambda o: (gg.sampling.repeat_index, [np.array([2, 0, 3])], {}),
     # ---- oneMKL adapter
     "onemkl.matrix_create": lambda o: (onemkl.matrix_create, [], {}),
     "onemkl.matrix_destroy": lambda o: (onemkl.matrix_destroy, [o.C], {}),
@@ -410,6 +429,7 @@ NOT_FUZZED = {
     "Field": "an enum (constructing one by value is Python's enum)",
     "TransposedMatrix.__init__": "not public: a view comes from A.T",
     "Modifier": "an enum", "Request": "an enum", "Method": "an enum",
+    "sampling.BiasTable": "a namedtuple of bias_table's results (select_biased fuzzes its use)",
 }
 
 # calls that raise by design (a container has no truth value and no ==)
@@ -449,6 +469,7 @@ def public_callables():
                                           "catalog", "make_monoid", "make_semiring", "binary_op",
                                           "unary_op", "indexunary_op")]
     names += [f"generate.{n}" for n in generate.__all__ if callable(getattr(generate, n))]
+    names += [f"sampling.{n}" for n in gg.sampling.__all__ if callable(getattr(gg.sampling, n))]
     names += [f"onemkl.{n}" for n, f in vars(onemkl).items()
               if not n.startswith("_") and inspect.isfunction(f) and f.__module__ == onemkl.__name__]
     return sorted(set(names))

@@ -372,6 +372,12 @@ def normalise_segments(ptr, weights):
 
 
 BiasTable = namedtuple("BiasTable", "ptr weights cum base last npos")
+BiasTable.__doc__ = """What biased selection needs per segment, made by ``bias_table``: backend
+arrays, read-only. ``ptr`` (int64): segment offsets over the candidates; ``weights``
+(float64): per candidate; ``cum``: inclusive prefix sums of the weights normalised to sum 1
+within each segment; ``base``: cum just before each segment; ``last``: each segment's last
+positive-weight candidate; ``npos`` (int64): each segment's number of positive-weight
+candidates (the most picks it gives without replacement)."""
 
 
 def bias_table(ptr, weights):
