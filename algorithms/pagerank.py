@@ -157,11 +157,14 @@ def _power_method(P, alpha, bm, x, tol, max_iter, trace):
         box.post()
 
     # tmp and pr trade places each iteration (no copy): on the GPU each direction is one
-    # graph launch, posting its residual to its own mailbox
+    # graph launch, posting its residual to its own mailbox. Both carry x and y (each
+    # step's pr is the next one's tmp, and the caller reads the last); G and b are only
+    # read; the others are written before they are read.
     r2 = (gg.Vector(dt, 1), gg.Vector(dt, 1))
     boxes = (gg.Mailbox(r2[0]), gg.Mailbox(r2[1]))
-    steps = (gg.Replay(lambda: power_step(x, y, r2[0], boxes[0])),
-             gg.Replay(lambda: power_step(y, x, r2[1], boxes[1])))
+    steps = tuple(gg.Replay(lambda tmp=tmp, pr=pr, k=k: power_step(tmp, pr, r2[k], boxes[k]),
+                            carries=(x, y), reads=(G, b), scratch=(work, d, s, r2[k]))
+                  for k, (tmp, pr) in enumerate(((x, y), (y, x))))
     with gg.Replay.lock:  # the loop of recorded steps runs alone (threads: one loop at a time)
         try:
             return _power_loop(steps, boxes, x, y, s, work, tol, max_iter, trace)

@@ -11,7 +11,7 @@ from .descriptor import (GrB_COMP, GrB_REPLACE, GrB_STRUCTURE, GrB_TRAN, Descrip
 from .matrix import Matrix
 from .vector import Vector
 from .replay import Replay
-from .mailbox import Inbox, Mailbox
+from .mailbox import Mailbox
 from .operations import *  # noqa: F401,F403  (mxv, vxm, mxm, ewise_*, apply, ...)
 from .operations import __all__ as _operations_all
 from . import sampling
@@ -19,7 +19,7 @@ from . import sampling
 __version__ = "0.1.0"
 
 __all__ = [
-    "backend", "memory", "types", "sampling", "Matrix", "Vector", "Replay", "Mailbox", "Inbox", "Mask", "Descriptor", "Field", "Modifier",
+    "backend", "memory", "types", "sampling", "Matrix", "Vector", "Replay", "Mailbox", "Mask", "Descriptor", "Field", "Modifier",
     "Request", "Method", "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN", "GraphBLASError", "InvalidValue", "DimensionMismatch",
     "IndexOutOfBounds", "DomainMismatch", "NotSupported", "TypeNotSupported", "AllocFailed",
     "NotConverged", "NotInitialized", "InternalError", "EmptyObject", "status_string", "lookup_dtype",

@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from . import backend, replay
+from . import backend
 from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, check_same_length,
                         index_dtype, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue, NotSupported
@@ -62,18 +62,14 @@ class Matrix(MaskableMixin):
 
     # ------------------------------------------------------------------ construction
     def _set(self, nrows, ncols, dtype, indptr, indices, values, iso):
-        replay.note(self)
         self._nrows, self._ncols, self._dtype = nrows, ncols, dtype
         self._indptr, self._indices, self._values, self._iso = indptr, indices, values, iso
         self._cache = {}
-        replay.adopted(self, (indptr, indices, values))
 
-    # the whole state, for a Replay recording (grblas_gpu.replay); cached forms included,
-    # so every write to _cache calls _caching() first
+    # the whole state, for a Replay (grblas_gpu.replay): saved before a recording, put back
+    # after a failed one and after each replay; cached forms included
     _FIELDS = ("_nrows", "_ncols", "_dtype", "_indptr", "_indices", "_values", "_iso",
                "_cache", "_stage")
-    _REPORTS_READS = False  # read everywhere through its arrays: a recording copies it back
-    _FORMS_CACHED = False   # _values None means iso, not a form left unmade
 
     def _snapshot(self):
         """The state, or None while the object is being built."""
@@ -97,8 +93,7 @@ class Matrix(MaskableMixin):
         return state[:3] + tuple(arrays) + state[6:]
 
     def _caching(self):
-        """Called before a derived form is added to _cache (see _FIELDS)."""
-        replay.note(self)
+        """The cache a derived form is added to (the one way to add to it)."""
         return self._cache
 
     def memo(self, key, make):

@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from . import backend, replay
+from . import backend
 from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, index_dtype,
                         is_array, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue
@@ -31,7 +31,7 @@ DENSE_THRESHOLD = 1 / 16
 # to the device instead of a dozen small device operations and reads (1.2 ms for one entry).
 HOST_BUILD_MAX = 1 << 16
 
-# held while a dense form is made: it may be written into a Replay's private arrays in
+# held while a dense form is made: it may be written into the Vector's fixed storage in
 # place, which two threads reading the Vector at once must not both do (the sparse form
 # is made in new arrays and published by one assignment: no lock)
 _FORM_LOCK = threading.Lock()
@@ -83,7 +83,8 @@ def _host_entries(indices, values, size, dtype):
 class Vector(MaskableMixin):
     """A sparse vector of one GraphBLAS type. ``Vector(dtype, size)`` is empty."""
 
-    __slots__ = ("_size", "_dtype", "_sp", "_dn", "_nvals", "_iso", "_stage", "__weakref__")
+    __slots__ = ("_size", "_dtype", "_sp", "_dn", "_nvals", "_iso", "_stage", "_fixed",
+                 "__weakref__")
 
     def __init__(self, dtype=float, size=0):
         size = check_dim(size, "size")
@@ -92,15 +93,75 @@ class Vector(MaskableMixin):
                                 xp.zeros(0, dtype=dt.np_type)), dn=None, nvals=0)
 
     def _set(self, size, dtype, *, sp, dn, nvals, iso=None):
-        replay.note(self)
         self._size, self._dtype, self._sp, self._dn = size, dtype, sp, dn
         self._nvals, self._iso, self._stage = nvals, iso, None
-        replay.adopted(self, (*(sp or ()), *(dn or ())))
 
-    # the whole state, for a Replay recording (grblas_gpu.replay); reads call replay.read
+    # ------------------------------------------------------------------ fixed storage
+    # A Vector may be given fixed dense storage (a Replay gives it to the Vectors it
+    # declares, grblas_gpu.replay): a (values, bitmap) pair this Vector alone holds, which
+    # operations writing a dense result into it fill (in place where it holds them now)
+    # instead of new arrays. What keeps "alone" true: an operation whose result would hold
+    # an input's arrays (apply's bitmap, select's values, a full ewise's bitmap, extract of
+    # everything) takes them through ``_lend`` / ``_bitmap_for``, which copy fixed arrays
+    # for another object. Plain arrays are never written in place, so they are shared freely.
+    def _fixed_out(self):
+        """(values, bitmap) of the fixed storage, for a dense result written into this
+        Vector; (None, None) without (or made for another size or type)."""
+        fixed = getattr(self, "_fixed", None)
+        if fixed is None or len(fixed[1]) != self._size or fixed[0].dtype != self._dtype.np_type:
+            return None, None
+        return fixed
+
+    def _holds_fixed(self):
+        """Is its dense form its fixed storage?"""
+        dn, fixed = self._dn, self._fixed_out()
+        return dn is not None and dn[0] is fixed[0] and dn[1] is fixed[1]
+
+    def _fix(self):
+        """Hold the content in fixed storage (made once; the sparse form is dropped): the
+        number of device copies that took (0 when it holds it already)."""
+        if self._holds_fixed():
+            self._sp, self._iso = None, None
+            return 0
+        values, bitmap = self._dense_form()
+        if self._fixed_out()[0] is None:
+            self._require_dense(0, "fixed storage")
+            with memory.oom_guard("the fixed storage of a Vector"):
+                self._fixed = (xp.empty(self._size, dtype=self._dtype.np_type),
+                               xp.empty(self._size, dtype=bool))
+        fixed = self._fixed
+        copies = 0
+        for mine, new in zip(fixed, (values, bitmap)):
+            if mine is not new:
+                xp.copyto(mine, new)
+                copies += 1
+        self._sp, self._dn, self._iso = None, fixed, None
+        return copies
+
+    def _lend(self, a):
+        """``a`` (one of this Vector's arrays) for another object to hold: a copy of fixed
+        storage (written in place later), else ``a`` itself."""
+        fixed = getattr(self, "_fixed", None)
+        if fixed is not None and (a is fixed[0] or a is fixed[1]):
+            return a.copy()
+        return a
+
+    def _bitmap_for(self, C, full):
+        """This Vector's bitmap for a result with its structure that C will hold (``full``:
+        the result is known full). C's own fixed bitmap where C holds it and C and the
+        result are both full (both all true: nothing copied); else ``_lend``'s answer."""
+        bitmap = self._dn[1]
+        if C is self or not (getattr(self, "_fixed", None) is not None
+                             and bitmap is self._fixed[1]):
+            return bitmap
+        if (isinstance(C, Vector) and full and C._nvals == C._size == self._size
+                and C._holds_fixed()):
+            return C._dn[1]
+        return bitmap.copy()
+
+    # the whole state, for a Replay (grblas_gpu.replay): saved before a recording, put back
+    # after a failed one and after each replay. (Fixed storage is not state: it stays.)
     _FIELDS = ("_size", "_dtype", "_sp", "_dn", "_nvals", "_iso", "_stage")
-    _REPORTS_READS = True
-    _FORMS_CACHED = True  # either form may be made from the other and kept beside it
 
     def _snapshot(self):
         """The state, or None while the object is being built."""
@@ -237,16 +298,13 @@ class Vector(MaskableMixin):
         if self._stage is not None and "nvals" in self._stage:
             return self._stage["nvals"]  # a multi-stage FILL_NNZ result awaiting its buffers
         if self._nvals is None:
-            replay.note(self)
             self._nvals = backend.count_true(self._dn[1])
         return self._nvals
 
     # ------------------------------------------------------------------ forms
     def _sparse(self):
         """(indices, values or None for iso)."""
-        replay.read(self)
         if self._sp is None:
-            replay.note(self)
             values, bitmap = self._dn
             idx = xp.nonzero(bitmap)[0].astype(index_dtype(self._size))
             self._sp = (idx, values[idx])
@@ -259,7 +317,6 @@ class Vector(MaskableMixin):
 
     def _dense_form(self):
         """(values, bitmap), both of length size."""
-        replay.read(self)
         if self._dn is None:
             with _FORM_LOCK:
                 if self._dn is None:
@@ -267,10 +324,9 @@ class Vector(MaskableMixin):
         return self._dn
 
     def _make_dense(self):
-        replay.note(self)
         idx, _ = self._sp
-        values, bitmap = replay.private_dense(self)  # (a Replay's arrays, free now)
-        if values is None or bitmap is None:
+        values, bitmap = self._fixed_out()  # (free now: this Vector has no dense form)
+        if values is None:
             self._require_dense(0, "the dense form")
             with memory.oom_guard("the dense form of a Vector"):
                 values = xp.zeros(self._size, dtype=self._dtype.np_type)
@@ -296,7 +352,6 @@ class Vector(MaskableMixin):
             raise InvalidValue(f"format must be 'sparse', 'dense' or 'auto', got {fmt!r:.40}")
         if fmt == "auto":
             fmt = "dense" if self.nvals > DENSE_THRESHOLD * self._size else "sparse"
-        replay.note(self)
         if fmt == "sparse":
             self._sparse()
             self._dn = None
@@ -314,7 +369,6 @@ class Vector(MaskableMixin):
         dtype = lookup_dtype(dtype)
         if dtype is self._dtype:
             return self
-        replay.read(self)
         if self._sp is not None:
             idx, vals = self._sp
             return Vector._from_sparse(self._size, dtype, idx, vals,
@@ -353,7 +407,6 @@ class Vector(MaskableMixin):
         if is_index_collection(i):  # u[I]: grblas_gpu.operations.extract
             return self._getitem_many(i)
         i = self._element_key(i)
-        replay.read(self)
         if self._dn is not None:
             values, bitmap = self._dn
             # (a full vector's bitmap is not read: one transfer, not two)
@@ -372,7 +425,6 @@ class Vector(MaskableMixin):
             return
         i = self._element_key(i)
         value = scalar_value(value, self._dtype)
-        replay.read(self)
         if self._sp is None:  # dense: a new dense form (the old one is shared with its holders)
             values, bitmap = (a.copy() for a in self._dn)
             values[i] = value
@@ -396,7 +448,6 @@ class Vector(MaskableMixin):
 
     def __delitem__(self, i):
         i = self._element_key(i)
-        replay.read(self)
         if self._sp is None:
             values, bitmap = self._dn
             bitmap = bitmap.copy()
@@ -493,7 +544,6 @@ class Vector(MaskableMixin):
     def dup(self, dtype=None):
         v = self._cast_to(dtype) if dtype is not None else self
         out = Vector.__new__(Vector)
-        replay.read(v)
         sp = None if v._sp is None else tuple(None if a is None else a.copy() for a in v._sp)
         dn = None if v._dn is None else tuple(a.copy() for a in v._dn)
         out._set(v._size, v._dtype, sp=sp, dn=dn, nvals=v._nvals, iso=v._iso)

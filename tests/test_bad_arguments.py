@@ -197,9 +197,9 @@ CALLS = {
     "Mask": lambda o: (gg.Mask, [o.M, True, False], {}),
     "Descriptor": lambda o: (gg.Descriptor, [], dict(replace=True, mask_complement=False,
                                                      transpose_first=True)),
-    "Replay": lambda o: (gg.Replay, [lambda: None], {}),
+    "Replay": lambda o: (gg.Replay, [lambda: None], dict(carries=(o.w,), reads=(o.A, o.u),
+                                                          scratch=())),
     "Mailbox": lambda o: (gg.Mailbox, [o.u], {}),
-    "Inbox": lambda o: (gg.Inbox, [o.u], dict(capacity=2)),
     # ---- Matrix methods
     "Matrix.apply": lambda o: (o.A.apply, ["times", 2.0], dict(left=None, thunk=None)),
     "Matrix.assign": lambda o: (o.C.assign, [o.A, [0, 1, 2, 3], [0, 1, 2, 3]], _ops()),

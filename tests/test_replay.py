@@ -42,7 +42,9 @@ def _twins(seed):
     the Replay of that second iteration's step."""
     A = _graph(seed)
     plain, replayed = _state(A.nrows), _state(A.nrows)
-    return A, plain, replayed, gg.Replay(lambda: _power(A, *replayed))
+    J, x, y, s, r = replayed
+    return A, plain, replayed, gg.Replay(lambda: _power(A, *replayed), carries=(x, y, s, r),
+                                         reads=(A, J))
 
 
 def test_replayed_steps_equal_plain_steps():
@@ -90,7 +92,8 @@ def test_fn_reading_the_device_runs_plainly():
         _power(A, J, x, y, s, r)
         out.append(gg.reduce_scalar(x, "plus"))   # a device read
 
-    step = gg.Replay(lambda: reads(J2, x2, y2, s2, r2, seen2))
+    step = gg.Replay(lambda: reads(J2, x2, y2, s2, r2, seen2), carries=(x2, y2, s2, r2),
+                     reads=(A, J2))
     for _ in range(4):
         reads(J, x, y, s, r, seen)
         step()
@@ -101,9 +104,10 @@ def test_fn_reading_the_device_runs_plainly():
         assert step.why_not_recorded and step.why_not_recorded != "NumPy backend"
 
 
-def test_fn_changing_shapes_runs_plainly():
-    """A frontier whose entry count changes every call (a BFS push step) cannot be replayed:
-    the recording fails on the changed shape and every call runs plainly."""
+def test_a_carried_vector_gaining_entries():
+    """A frontier whose entry count changes every call (a BFS push step): declared, it is
+    held in dense form (fixed storage), so its shape does not change; plain or replayed, the
+    values are those of plain calls."""
     n = 200
     rows = np.arange(n - 1)
     A = gg.Matrix.from_coo(rows, rows + 1, 1.0, nrows=n, ncols=n)  # a path 0 -> 1 -> ...
@@ -114,13 +118,12 @@ def test_fn_changing_shapes_runs_plainly():
         gg.vxm(t, q, A, "plus_times")
         gg.ewise_add(q, q, t, "plus")       # q gains one entry per call
 
-    step = gg.Replay(lambda: advance(q2, t2))
+    step = gg.Replay(lambda: advance(q2, t2), carries=(q2,), reads=(A,), scratch=(t2,))
     for _ in range(5):
         advance(q, t)
         step()
         assert q2.nvals == q.nvals
         np.testing.assert_array_equal(q2.to_dense(), q.to_dense())
-    assert not step.recorded
 
 
 def test_two_recordings_take_turns_on_shared_objects():
@@ -150,7 +153,8 @@ def test_two_recordings_take_turns_on_shared_objects():
     plain = make()
     rng_x = np.random.default_rng(9)
     replayed = make()
-    steps = {"up": gg.Replay(lambda: up(*replayed)), "down": gg.Replay(lambda: down(*replayed))}
+    steps = {"up": gg.Replay(lambda: up(*replayed), carries=replayed, reads=(A,)),
+             "down": gg.Replay(lambda: down(*replayed), carries=replayed, reads=(A,))}
     order = ["up", "up", "down", "up", "down", "down", "up", "reset", "down", "up", "up",
              "reset", "down", "down", "up"]
     for k, what in enumerate(order):
@@ -183,7 +187,7 @@ def test_vectors_fn_only_reads_pass_new_values_in():
         q.set_format("dense")
         gg.mxv(w, A, q, "plus_times", direction="pull")
 
-    replayed = gg.Replay(step)
+    replayed = gg.Replay(step, carries=(w,), reads=(seed, A), scratch=(q,))
     for k in range(6):
         idx = np.sort(rng.choice(n, 5, replace=False))  # (a fixed count: a fixed shape)
         vals = rng.integers(1, 50, len(idx))
@@ -195,11 +199,12 @@ def test_vectors_fn_only_reads_pass_new_values_in():
         np.testing.assert_array_equal(seed.to_coo()[1], vals)
     if backend.is_gpu:
         assert replayed.recorded and replayed.plain_calls == 0, replayed.why_not_recorded
+        assert replayed.copies_in > 0   # (each new seed copied into its fixed storage)
 
 
 def _frontier_step(q, pi, w, mask_v, variant):
     """A BFS-like step over carried dense vectors: pi and w written by the write-back (in
-    place under a Replay), q's next values by a dense apply (into its private arrays)."""
+    place in their fixed storage), q's next values by a dense apply (into its own)."""
     accum, mask, replace = variant
     gg.apply(pi, q, "identity", accum="second")              # pi(i) = q(i) where q has one
     desc = gg.Descriptor(replace=True) if replace else None
@@ -213,9 +218,10 @@ def _frontier_step(q, pi, w, mask_v, variant):
                                      for m in (None, "S", "~S", "V", "~V")
                                      for rep in (False, True) if m is not None or acc])
 def test_in_place_writes_equal_plain_writes(variant):
-    """Under a Replay the write-back updates a dense output in its private arrays in place,
-    touching only the elements that change, and a dense apply writes into them: every mask,
-    accumulator and replace case against the same steps run plainly."""
+    """Under a Replay the write-back updates a dense output in its fixed storage in place,
+    touching only the elements that change, and a dense apply writes into it: every mask,
+    accumulator and replace case against the same steps run plainly; the recording copies
+    nothing back."""
     n = 500
 
     def state(rng):
@@ -230,15 +236,16 @@ def test_in_place_writes_equal_plain_writes(variant):
         return q, pi, w, mv
 
     plain, replayed = state(np.random.default_rng(5)), state(np.random.default_rng(5))
-    step = gg.Replay(lambda: _frontier_step(*replayed, variant))
+    step = gg.Replay(lambda: _frontier_step(*replayed, variant), carries=replayed[:3],
+                     reads=replayed[3:])
     for it in range(7):
         _frontier_step(*plain, variant)
         step()
         for a, b in zip(plain, replayed):
             np.testing.assert_array_equal(b.to_dense(fill=-99), a.to_dense(fill=-99))
         if it == 3:
-            # outside the Replay: an object sharing pi's bitmap (apply shares it) keeps its
-            # content when pi gains entries (pi is then written to new arrays, not in place)
+            # outside the Replay: an object given pi's structure by apply (a copy of pi's fixed
+            # bitmap) keeps its content when pi gains entries in place
             borrowed = gg.apply(gg.Vector(gg.INT64, n), replayed[1], "abs")
             kept = borrowed.to_dense(fill=-99)
             r = gg.Vector.from_coo(np.arange(0, n, 7), 1, size=n, dtype=gg.INT64)
@@ -247,4 +254,87 @@ def test_in_place_writes_equal_plain_writes(variant):
             np.testing.assert_array_equal(borrowed.to_dense(fill=-99), kept)
     if backend.is_gpu:
         assert step.recorded, step.why_not_recorded
-        assert step.plain_calls == 0
+        assert step.plain_calls == 0 and step.copies == 0
+
+
+# ---------------------------------------------------------------------- the contract
+def test_declarations_are_checked():
+    u, A = gg.Vector(gg.FP64, 3), gg.Matrix(gg.FP64, 3, 3)
+    for bad in (dict(carries=u), dict(reads="A"), dict(scratch=(u, 3)), dict(carries=(A.T,)),
+                dict(carries=(u,), scratch=(u,)), dict(reads=(A, A))):
+        with pytest.raises(gg.InvalidValue):
+            gg.Replay(lambda: None, **bad)
+    with pytest.raises(gg.InvalidValue):
+        gg.Replay(None)
+    step = gg.Replay(lambda: None, carries=[u], reads=(A,))
+    assert step.carries == (u,) and step.reads == (A,) and step.scratch == ()
+
+
+def test_nothing_declared_runs_fn_each_call_or_replays_it():
+    """Replay(fn) with nothing declared: fn's own arrays (a BFS's level batches)."""
+    calls = []
+    step = gg.Replay(lambda: calls.append(1))
+    for _ in range(4):
+        step()
+    assert step.calls == 4
+    if backend.is_gpu:  # (recorded on the 2nd call: Python runs fn twice)
+        assert step.recorded and calls == [1, 1]
+    else:
+        assert calls == [1] * 4 and step.why_not_recorded == "NumPy backend"
+
+
+def test_pagerank_steps_copy_nothing(monkeypatch):
+    """PageRank's two recorded power steps carry x and y in their fixed storage: no copy at
+    the end of a recording and none before a replay (the operations write in place)."""
+    from algorithms.pagerank import pagerank
+
+    made = []
+
+    class Spy(gg.Replay):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(gg, "Replay", Spy)
+    A = _graph(21, n=400)
+    result = pagerank(A, tolerance=1e-9, max_iter=200)
+    np.testing.assert_allclose(float(backend.to_host(result).sum()), 1.0, rtol=1e-9)
+    assert len(made) == 2 and all(step.calls > 2 for step in made)
+    for step in made:
+        if backend.is_gpu:
+            assert step.recorded, step.why_not_recorded
+            assert (step.copies, step.copies_in, step.plain_calls) == (0, 0, 0)
+        else:
+            assert not step.recorded and step.copies == 0
+
+
+def test_reads_given_new_content_and_carried_values():
+    """A Vector fn only reads, given new dense content between calls, and a carried
+    accumulator: each call sees the latest input and the previous call's total."""
+    n = 50
+    u, total = gg.Vector.from_dense(np.zeros(n)), gg.Vector.from_dense(np.zeros(n))
+    step = gg.Replay(lambda: gg.ewise_add(total, total, u, "plus"), carries=(total,),
+                     reads=(u,))
+    expect = np.zeros(n)
+    for k in range(6):
+        new = np.arange(n, dtype=np.float64) * k
+        gg.assign(u, gg.Vector.from_dense(new), gg.ALL)   # (new content between calls)
+        step()
+        expect += new
+        np.testing.assert_array_equal(total.to_dense(), expect)
+        np.testing.assert_array_equal(u.to_dense(), new)
+    if backend.is_gpu:
+        assert step.recorded and step.plain_calls == 0, step.why_not_recorded
+
+
+def test_a_declared_vector_changing_size_runs_plainly():
+    u, v = gg.Vector.from_dense(np.ones(8)), gg.Vector(gg.FP64, 8)
+    step = gg.Replay(lambda: gg.apply(v, u, "ainv"), carries=(v,), reads=(u,))
+    for _ in range(3):
+        step()
+    u.resize(5)
+    v.resize(5)
+    step()
+    np.testing.assert_array_equal(v.to_dense(), -np.ones(5))
+    if backend.is_gpu:
+        assert step.recorded and step.plain_calls == 1

@@ -1,7 +1,5 @@
-"""The device side of a Mailbox and an Inbox (grblas_gpu.mailbox).
-
-Mailbox: one kernel copies a small vector's values and bitmap into pinned host memory, then
-writes a sequence number after them.
+"""The device side of a Mailbox (grblas_gpu.mailbox): one kernel copies a small vector's
+values and bitmap into pinned host memory, then writes a sequence number after them.
 
 Pinned memory is mapped into the device's address space (unified addressing: its host
 address is its device address), so a kernel writes it directly and the host sees the
@@ -14,9 +12,8 @@ import numpy as np
 
 from .. import backend
 from .cache import KernelKey, get_kernel
-from .cuda_common import c_word_type
 
-__all__ = ["post", "deliver", "PinnedBox"]
+__all__ = ["post", "PinnedBox"]
 
 THREADS = 256
 
@@ -39,38 +36,6 @@ extern "C" __global__ void mailbox_post(const unsigned char* __restrict__ values
     }
 }
 """
-
-
-_DELIVER = r"""
-typedef ${T} T;
-// staged: [count (8 bytes) | indices (8 bytes each, capacity) | values (capacity)]; the
-// bitmap was cleared by the memset before this launch
-extern "C" __global__ void inbox_deliver(const long long* __restrict__ staged,
-                                         const long long capacity, T* __restrict__ values,
-                                         bool* __restrict__ bitmap) {
-    const long long count = staged[0];
-    const T* staged_values = reinterpret_cast<const T*>(staged + 1 + capacity);
-    for (long long k = threadIdx.x; k < count; k += blockDim.x) {
-        const long long i = staged[1 + k];
-        values[i] = staged_values[k];
-        bitmap[i] = true;
-    }
-}
-"""
-
-
-def deliver(staged, capacity, values, bitmap):
-    """Clear ``bitmap`` and set the entries ``staged`` (a device array laid out as
-    _DELIVER says) holds into ``values`` and ``bitmap``: two launches on the stream."""
-    from string import Template
-
-    xp = backend.xp
-    word = c_word_type(values.itemsize)
-    kernel = get_kernel(KernelKey("mailbox", "deliver", (), (word,)),
-                        lambda: Template(_DELIVER).substitute(T=word), "inbox_deliver")
-    xp.cuda.runtime.memsetAsync(bitmap.data.ptr, 0, bitmap.nbytes,
-                                xp.cuda.get_current_stream().ptr)
-    kernel((1,), (THREADS,), (staged, np.int64(capacity), values, bitmap))
 
 
 def post(values, bitmap, box_address, counter):

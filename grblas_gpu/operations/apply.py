@@ -21,7 +21,7 @@ an iso-valued T when the result does not depend on the position. A Matrix operan
 """
 import numpy as np
 
-from .. import backend, operators, replay
+from .. import backend, operators
 from ..descriptor import as_descriptor
 from ..errors import DimensionMismatch, DomainMismatch, EmptyObject, InvalidValue
 from ..kernels.elementwise import dense_apply
@@ -51,11 +51,11 @@ def apply(C, A, op, *, left=None, right=None, thunk=None, mask=None, accum=None,
     mask, acc, d = output_args(C, mask, accum, d, plan[1].out_type)
     # without accum the write-back casts T to C's type: a kernel may make T in it directly.
     # With a mask or accum the write-back builds new arrays, so T may be A itself (identity):
-    # C never shares A's values, which a Replay's copy-back could rewrite under it
+    # C never holds A's arrays then (A's fixed storage stays A's alone)
     t_type = C.dtype if acc is None else plan[1].out_type
     share = mask is not None or acc is not None
-    # T becomes C's content as it is: its values may go straight into C's private arrays
-    into = None if share or not isinstance(C, Vector) else replay.private_dense(C)[0]
+    # T becomes C's content as it is: its values may go straight into C's fixed storage
+    into = None if share or not isinstance(C, Vector) else C
     T = computed(C, mask, lambda: _compute(A, *plan, t_type, share=share, into=into))
     return write_back(C, T, mask=mask, accum=acc, replace=d.replace)
 
@@ -119,8 +119,9 @@ def _check_scalar_vector(v, side):
 def _compute(A, mode, typed, s, t_type, share, into=None):
     """T: A's structure with f applied to its values, in f's output type (or in ``t_type``,
     where a kernel makes T: the type the write-back casts T to). ``share``: T may hold A's
-    arrays (identity, no cast). ``into``: an array (length A.size, of ``t_type``) a dense
-    kernel may write T's values into, unless it is A's."""
+    arrays (identity, no cast). ``into``: the Vector T becomes the content of (None when a
+    mask or accumulator comes between): a dense kernel writes T's values into its fixed
+    storage (in place when it is A), and T takes A's bitmap through ``_bitmap_for``."""
     out = typed.out_type
     reads_index = mode == "index" and typed.op.reads_index
     if isinstance(A, Vector) and not A.has_sparse:  # dense form: all positions at once
@@ -128,16 +129,19 @@ def _compute(A, mode, typed, s, t_type, share, into=None):
         if (share and mode == "unary" and typed.op.name == "identity"
                 and values.dtype == t_type.np_type == typed.type.np_type):
             return Vector._from_dense(A.size, t_type, values, bitmap, A._nvals)  # T = A
+        full = A._nvals == A.size
+        tb = bitmap if into is None else A._bitmap_for(into, full)
+        out_values = None if into is None else into._fixed_out()[0]
+        if out_values is not None and out_values.dtype != t_type.np_type:
+            out_values = None
         # f only where A has entries (a BFS frontier is a few of n positions), unless A is full
-        if into is not None and (into is values or into.dtype != t_type.np_type):
-            into = None
-        z = dense_apply(values, typed, mode, s, t_type,
-                        present=None if A._nvals == A.size else bitmap, out=into)
+        z = dense_apply(values, typed, mode, s, t_type, present=None if full else bitmap,
+                        out=out_values)
         if z is not None:
-            return Vector._from_dense(A.size, t_type, z, bitmap, A._nvals)
+            return Vector._from_dense(A.size, t_type, z, tb, A._nvals)
         i = xp.arange(A.size, dtype=np.int64) if reads_index else None
         z = _evaluate(mode, typed, s, values, i, _zero() if reads_index else None, A.size)
-        return Vector._from_dense(A.size, out, z, bitmap, A._nvals)
+        return Vector._from_dense(A.size, out, z, tb, A._nvals)
     iso = A._iso if _values_of(A) is None else None
     if mode == "unary" and typed.op.name in CONSTANT_UNARY:   # f(x) ignores x: iso
         iso = xp.zeros((), dtype=A.dtype.np_type)

@@ -91,7 +91,7 @@ def _finish(C, A, B, typed, mode, defaults, mask, accum, desc):
                                                          or _sparse_full(B, A)):
             return _sparse_times_full(A, B, typed)
         if isinstance(A, Vector) and _dense_ready(A) and _dense_ready(B):
-            return _dense(A, B, typed, mode, defaults)
+            return _dense(A, B, typed, mode, defaults, C)
         return _merged(A, B, typed, mode, defaults)
     return write_back(C, computed(C, mask, compute), mask=mask, accum=acc, replace=d.replace)
 
@@ -171,9 +171,11 @@ def _sparse_times_full(A, B, typed):
     return Vector._from_sparse(S.size, typed.out_type, idx, z)
 
 
-def _dense(A, B, typed, mode, defaults):
+def _dense(A, B, typed, mode, defaults, C):
     """Both vectors dense: elementwise over all positions, presence from the bitmaps (values
-    where a bitmap is False are undefined, and so are the results computed from them)."""
+    where a bitmap is False are undefined, and so are the results computed from them). C:
+    the output (a shared bitmap is taken through ``_bitmap_for``: A's fixed storage stays
+    A's alone)."""
     fn, t_in, t_out = typed.op.numpy, typed.type, typed.out_type
     va, ba = A._dense_form()
     vb, bb = B._dense_form()
@@ -184,7 +186,10 @@ def _dense(A, B, typed, mode, defaults):
     full = both_full if mode == "mult" else n in (A._nvals, B._nvals)
     fused = dense_ewise(va, ba, vb, bb, typed, mode, defaults, both_full)
     if fused is not None:
-        return Vector._from_dense(n, t_out, *fused, n if full else None)
+        z, zb = fused
+        if zb is ba:  # (both full: A's all-true bitmap)
+            zb = A._bitmap_for(C, True)
+        return Vector._from_dense(n, t_out, z, zb, n if full else None)
     xa, xb = cast(va, t_in, xp), cast(vb, t_in, xp)
     with np.errstate(all="ignore"):
         if mode == "mult":

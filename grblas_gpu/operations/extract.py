@@ -209,9 +209,11 @@ def column_of(A, I, j):
 
 def subvector(u, I):
     """t = u(I) as a new Vector of u's type."""
-    if I.is_all:  # a new object over u's arrays (arrays are never written in place)
+    if I.is_all:  # a new object over u's arrays (u's fixed storage copied: it is u's alone)
         t = Vector.__new__(Vector)
         t._swap_in(u)
+        if t._dn is not None:
+            t._dn = tuple(u._lend(a) for a in t._dn)
         return t
     if u.has_dense:  # bitmap form: two gathers, no search
         values, bitmap = u._dense_form()

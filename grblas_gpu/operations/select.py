@@ -52,7 +52,7 @@ def _compute(A, typed, s):
         values, bitmap = A._dense_form()
         i = xp.arange(A.size, dtype=np.int64) if op.reads_index else None
         keep = _keep(typed, s, values, i, _zero() if op.reads_index else None, A.size)
-        return Vector._from_dense(A.size, A.dtype, values, bitmap & keep)
+        return Vector._from_dense(A.size, A.dtype, A._lend(values), bitmap & keep)
     vals = _values_of(A)
     if vals is None and not op.reads_index:  # f(iso value): keep everything or nothing
         keep = _keep(typed, s, xp.asarray(A._iso), None, None, 1)

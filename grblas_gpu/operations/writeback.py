@@ -9,15 +9,17 @@ Every operation computes its result T as a new object and ends here. In the spec
 
 Z is built in C's type, as SuiteSparse builds it. The new content is assembled in new
 arrays and swapped into C last, so C is untouched if anything raises, and C may alias any
-input. The one exception: a dense C holding private arrays of a Replay (which nothing else
-holds, see grblas_gpu.replay.private_dense) is updated in them, by one elementwise kernel
-launched after every check, writing only the elements that change. Vectors with a dense form go through an elementwise bitmap path (no sorting; one fused
-kernel on the GPU); everything else merges sorted keys.
+input. The one exception: a Vector with fixed storage (Vector._fixed_out: arrays it alone
+holds) gets a dense result in it, by one elementwise kernel launched after every check,
+in place where C holds it (writing only the elements that change). Vectors with a dense
+form go through an elementwise bitmap path (no sorting; one fused kernel on the GPU);
+everything else merges sorted keys. Under a mask or an accumulator a dense result is built
+in new arrays (or C's fixed storage), never from T's own: T may hold an input's arrays.
 """
 
 import numpy as np
 
-from .. import backend, replay
+from .. import backend
 from ..errors import DimensionMismatch, DomainMismatch
 from ..kernels.elementwise import dense_scatter, dense_write
 from ..operators import y_domain
@@ -53,7 +55,7 @@ def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False)
         return C
     if mask is None or (t_is_masked and accum is None and replace):
         if accum is None:
-            C._swap_in(T._cast_to(C.dtype))
+            C._swap_in(_keeping_fixed_bitmap(C, T._cast_to(C.dtype)))
             return C
     if isinstance(C, Vector) and (T.has_dense or C.has_dense
                                   or (mask is not None and mask.parent.has_dense)):
@@ -65,6 +67,16 @@ def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False)
         new = _merged(C, T, mask, accum, replace)
     C._swap_in(new)
     return C
+
+
+def _keeping_fixed_bitmap(C, new):
+    """new, or new's values with C's fixed bitmap where C holds it and both are full (all
+    true either way): a full result replaces a full Vector's values only, so a Replay
+    carrying C finds its fixed bitmap still held (nothing to copy back)."""
+    if (isinstance(C, Vector) and new.has_dense and new._nvals == C._nvals == C.size
+            and C._holds_fixed() and new._dn[1] is not C._dn[1]):
+        return Vector._from_dense(C.size, C.dtype, new._dn[0], C._dn[1], C.size)
+    return new
 
 
 def allows_nothing(mask):
@@ -90,10 +102,10 @@ def _dense_vector(C, T, mask, accum, replace):
     # without a mask, accumulating into or from a full vector gives a full one: a count
     # known without counting (no device sync)
     full = n if (mask is None and accum is not None and n in (C._nvals, T._nvals)) else None
-    # into C's private arrays where a Replay gave it some (in place where C holds them): a
-    # replay then copies nothing back
+    # into C's fixed storage where it has some (in place where C holds it): a Replay
+    # carrying C then copies nothing back
     fused = dense_write(cv, cb, C.dtype, t_raw, tb, T.dtype, _kernel_mask(mask), accum, replace,
-                        out=replay.private_dense(C))
+                        out=C._fixed_out())
     if fused is not None:
         return Vector._from_dense(n, C.dtype, *fused, full)
     tv = cast(t_raw, C.dtype, xp)
