@@ -48,6 +48,7 @@ References: Beamer et al., "Direction-Optimizing Breadth-First Search", SC 2012;
 LG_BreadthFirstSearch_SSGrB.c; nvGRAPH 9.2 guide 2.28.
 """
 import ast
+import math
 
 import numpy as np
 
@@ -106,8 +107,10 @@ def rule_in_c(expression=DIRECTION_RULE):
         if isinstance(node, ast.BoolOp):
             op = " && " if isinstance(node.op, ast.And) else " || "
             return "(" + op.join(c(v) for v in node.values) + ")"
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
-            return ("!" if isinstance(node.op, ast.Not) else "-") + c(node.operand)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return "!" + c(node.operand)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return f"(-{c(node.operand)})"
         if isinstance(node, ast.BinOp) and type(node.op) in _C_ARITHMETIC:
             return f"({c(node.left)} {_C_ARITHMETIC[type(node.op)]} {c(node.right)})"
         if (isinstance(node, ast.Compare) and len(node.ops) == 1
@@ -119,7 +122,7 @@ def rule_in_c(expression=DIRECTION_RULE):
         if isinstance(node, ast.Name):
             return node.id
         if (isinstance(node, ast.Constant) and isinstance(node.value, (int, float))
-                and not isinstance(node.value, bool)):
+                and not isinstance(node.value, bool) and math.isfinite(node.value)):
             return repr(float(node.value))
         raise InvalidValue(f"rule_in_c: {ast.unparse(node)!r} has no C rendering here")
 

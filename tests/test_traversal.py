@@ -124,9 +124,11 @@ def test_rule_in_c_renders_and_refuses():
     r = traversal.rule_in_c
     assert r("a if b else c") == "(b ? a : c)"
     assert r("not x and y < 1") == "(!x && (y < 1.0))"
-    assert r("x / 2 - -y >= 3 or z == w") == "((((x / 2.0) - -y) >= 3.0) || (z == w))"
+    assert r("x / 2 - -y >= 3 or z == w") == "((((x / 2.0) - (-y)) >= 3.0) || (z == w))"
+    assert r("- -y") == "(-(-y))"                       # (not C's decrement)
     assert r() == r(traversal.DIRECTION_RULE)
-    for bad in ("f(x)", "x.y", "x ** 2", "a < b < c", "[x]", "True", "x if", 3, None):
+    for bad in ("f(x)", "x.y", "x ** 2", "a < b < c", "[x]", "True", "1e999", "x if", 3,
+                None):
         with pytest.raises(gg.InvalidValue):
             r(bad)
 

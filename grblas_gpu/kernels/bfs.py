@@ -1,7 +1,7 @@
 """A direction-optimising BFS's levels, each one fused kernel, the level loop on the device.
 
 For a pattern S (CSR: sptr, sidx) and, for pull levels, Sᵀ (tptr, tidx), a level computes
-what algorithms.bfs states as GraphBLAS:
+what grblas_gpu.traversal (the public primitive these serve) states as GraphBLAS:
 
     push:  q⟨¬pi.S, replace⟩ = q any.secondi S     (each unreached child of the frontier)
     pull:  q⟨¬pi.S, replace⟩ = Sᵀ any.secondi q    (each unreached vertex asks its in-
@@ -432,9 +432,9 @@ class Levels:
     # ------------------------------------------------------------------ NumPy
     def _direction(self, push):
         h = self._host
-        return self._rule(push, mf=h["mf"], nf=h["nf"], seen=h["seen"],
-                              growing=h["growing"], n=self.n, m=self.m, alpha=h["alpha"],
-                              beta=h["beta"], can_pull=self.can_pull)
+        return self._rule(push, mf=h["mf"], nf=h["nf"], seen=h["seen"], growing=h["growing"],
+                          n=self.n, m=self.m, alpha=h["alpha"], beta=h["beta"],
+                          can_pull=self.can_pull)
 
     def _level_numpy(self):
         h = self._host
