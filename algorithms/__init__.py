@@ -1,7 +1,8 @@
 """Graph algorithms on grblas_gpu: nvGRAPH's set, written in GraphBLAS.
 
     srspmv(A, x, semiring, alpha, beta, y)        y = alpha ⊗ (A ⊕.⊗ x) ⊕ beta ⊗ y
-    bfs(A, source, undirected=, edge_mask=, alpha=, beta=)  -> (distances, predecessors)
+    bfs(A, source, undirected=, edge_mask=, alpha=, beta=, method=)
+                                                  -> (distances, predecessors)
     sssp(A, source)                               (min, +) frontier Bellman-Ford
     widest_path(A, source)                        (max, min)
     pagerank(A, alpha, bookmark=, guess=, tolerance=, max_iter=)

@@ -2,8 +2,9 @@
 process, every result cross-checked. Graphs are Graph500 R-MATs (edge factor 16).
 
     bfs             algorithms.bfs(A, src, undirected=True) from the max-degree vertex of the
-                    undirected R-MAT, also bfs_advanced with S cached (Graph500
-                    times the search alone). GTEPS = undirected edges of the traversed
+                    undirected R-MAT (method auto: the fused levels), also bfs_advanced with
+                    S cached (Graph500 times the search alone) and method="semiring" (the
+                    GraphBLAS calls, a device read per level). GTEPS = undirected edges of the traversed
                     component (stored entries reached / 2) per second. Peers: SuiteSparse
                     (python-graphblas, all cores) level-synchronous vxm any_pair under ¬visited;
                     BFS by repeated SpMV (csr @ x and a visited mask; cuSPARSE through cupyx on
@@ -180,6 +181,13 @@ def bfs(scale=22, reps=10):
     rows = [row, _row("bfs", scale, A, "grblas_gpu bfs_advanced (S cached)",
                       adv_secs, GTEPS=edges / adv_secs / 1e9)]
     checks = {}
+    sr_secs, (sr_dist, _) = timed(
+        lambda: algorithms.bfs(A, src, undirected=True, method="semiring"), max(3, reps // 4),
+        warmup=1)
+    rows.append(_row("bfs", scale, A, "grblas_gpu bfs method=semiring", sr_secs,
+                     GTEPS=edges / sr_secs / 1e9))
+    checks["levels match method=semiring"] = bool(np.array_equal(ours,
+                                                                 _levels(sr_dist, UNREACHED)))
 
     sparse, label = _sparse()
     indptr, indices, _ = A.to_csr(device=True)

@@ -15,6 +15,8 @@ from .mailbox import Mailbox
 from .operations import *  # noqa: F401,F403  (mxv, vxm, mxm, ewise_*, apply, ...)
 from .operations import __all__ as _operations_all
 from . import sampling
+from . import traversal
+from .traversal import traverse
 
 __version__ = "0.1.0"
 
@@ -24,5 +26,5 @@ __all__ = [
     "IndexOutOfBounds", "DomainMismatch", "NotSupported", "TypeNotSupported", "AllocFailed",
     "NotConverged", "NotInitialized", "InternalError", "EmptyObject", "status_string", "lookup_dtype",
     "BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
-    "FP32", "FP64", *_operations_all,
+    "FP32", "FP64", *_operations_all, "traversal", "traverse",
 ]

@@ -1,5 +1,8 @@
-"""algorithms.bfs: levels against SciPy / NetworkX, trees by Graph500's validation rules, both
-directions (forced and chosen), edge masks, traces and bad input."""
+"""algorithms.bfs, both methods (the GraphBLAS formulation, method="semiring", and the fused
+levels of gg.traverse, method="fused"): levels against SciPy / NetworkX and each other, trees
+by Graph500's validation rules, both directions (forced and chosen), edge masks, LAGraph's
+matrices, traces, the auto dispatcher and bad input. (gg.traverse's own contract, its
+workspaces and capability check: test_traversal.py.)"""
 import networkx as nx
 import numpy as np
 import pytest
@@ -29,7 +32,7 @@ def reference_levels(S, source):
 
 
 def check_graph500(S, source, dist, pred):
-    """Graph500's BFS validation (plain loops over the edge list, no algebra):
+    """Graph500's BFS validation (array checks over the edge list, no algebra):
     1. the parents form a tree rooted at the source (no cycles, every path ends there);
     2. each tree edge is an edge of the graph and joins levels differing by one;
     3. every graph edge u -> v with u reached has level(v) <= level(u) + 1;
@@ -37,48 +40,74 @@ def check_graph500(S, source, dist, pred):
     n = S.shape[0]
     dist, pred = np.asarray(dist, np.int64), np.asarray(pred, np.int64)
     S = S.tocsr()
-    edges = set(zip(*S.nonzero()))
+    rows, cols = S.nonzero()
     assert dist[source] == 0 and pred[source] == -1
     reached = dist != INF
-    for v in range(n):
-        if not reached[v]:
-            assert pred[v] == -1
-            continue
-        if v == source:
-            continue
-        p = pred[v]
-        assert 0 <= p < n and reached[p], (v, p)
-        assert (p, v) in edges, f"tree edge {p}->{v} is not in the graph"
-        assert dist[v] == dist[p] + 1, (v, p, dist[v], dist[p])
-    # 1: following parents always reaches the source within dist[v] steps (so no cycle)
-    for v in np.nonzero(reached)[0]:
-        u, steps = v, 0
-        while u != source:
-            u, steps = pred[u], steps + 1
-            assert steps <= dist[v]
-    rows, cols = S.nonzero()
+    assert (pred[~reached] == -1).all(), "an unreached vertex has a parent"
+    assert (dist[reached] >= 0).all()
+    v = np.flatnonzero(reached & (np.arange(n) != source))
+    p = pred[v]
+    assert ((0 <= p) & (p < n)).all() and reached[p].all(), "a parent is not reached"
+    # 2
+    assert np.isin(p * n + v, rows.astype(np.int64) * n + cols).all(), \
+        "a tree edge is not in the graph"
+    assert (dist[v] == dist[p] + 1).all(), "a tree edge skips a level"
+    # 1: by 2 each parent is one level nearer, so following parents ends at a vertex of
+    # level 0, and the source is the only one
+    assert np.count_nonzero(dist[reached] == 0) == 1
+    # 3
     ok = ~reached[rows] | (dist[cols] <= dist[rows] + 1)
     assert ok.all(), "an edge skips a level"
+    # 4
     np.testing.assert_array_equal(reached, reference_levels(S, source) != INF)
 
 
-def test_guide_example_directly():
+METHODS = ["fused", "semiring"]
+KEYS = {"iteration", "direction", "frontier", "edges", "unexplored", "path"}
+
+
+def pattern_and_transpose(A):
+    P = gg.apply(gg.Matrix(gg.INT32, A.nrows, A.ncols), A, "one")
+    return P, gg.transpose(gg.Matrix(gg.INT32, A.nrows, A.ncols), P)
+
+
+def both_methods(search):
+    """search(method=..., trace=...) by each method: the same levels and the same trace
+    figures (the direction rule sees the same counts), each path named in its trace; returns
+    the fused result and the semiring result."""
+    results, traces = [], []
+    for method in METHODS:
+        figures = []
+        results.append(search(method=method, trace=figures.append))
+        assert all(set(f) == KEYS and f["path"] == method for f in figures), figures
+        traces.append([{k: v for k, v in f.items() if k != "path"} for f in figures])
+        dist, pred = results[-1]
+        assert host(dist).dtype == np.int32 and host(pred).dtype == np.int32
+    np.testing.assert_array_equal(host(results[0][0]), host(results[1][0]))
+    assert traces[0] == traces[1]
+    return results
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_guide_example_directly(method):
     ptr = [0, 1, 3, 4, 6, 8, 10, 12]
     idx = [5, 0, 2, 0, 4, 5, 2, 3, 3, 4, 1, 5]
     A = gg.Matrix.from_csr(np.array(ptr), np.array(idx), ncols=7)
-    dist, pred = bfs(A, 1)
+    dist, pred = bfs(A, 1, method=method)
     assert host(dist).dtype == np.int32 and host(pred).dtype == np.int32
     assert host(dist).tolist() == [1, 0, 1, 3, 3, 2, INF]
     assert host(pred).tolist() == [1, -1, 1, 5, 5, 0, -1]
 
 
-def test_karate_against_networkx():
+@pytest.mark.parametrize("method", METHODS)
+def test_karate_against_networkx(method):
     A = generate.karate()
     G = nx.karate_club_graph()
     F = io.read_mm(lagraph_file("karate.mtx"))          # LAGraph's copy: the same graph
-    assert host(bfs(F, 5, undirected=True)[0]).tolist() == host(bfs(A, 5)[0]).tolist()
+    assert (host(bfs(F, 5, undirected=True, method=method)[0]).tolist()
+            == host(bfs(A, 5, method=method)[0]).tolist())
     for source in (0, 16, 33):
-        dist, pred = bfs(A, source, undirected=True)
+        dist, pred = bfs(A, source, undirected=True, method=method)
         ref = nx.single_source_shortest_path_length(G, source)
         assert host(dist).tolist() == [ref[v] for v in range(34)]
         check_graph500(scipy_of(A), source, host(dist), host(pred))
@@ -91,97 +120,113 @@ def test_rmat_undirected_graph500(seed):
     figures = []
     degrees = np.diff(S.indptr)
     for source in (int(np.argmax(degrees)), int(np.nonzero(degrees)[0][-1])):
-        dist, pred = bfs(A, source, undirected=True, trace=figures.append)
-        np.testing.assert_array_equal(host(dist), reference_levels(S, source))
-        check_graph500(S, source, host(dist), host(pred))
+        for dist, pred in both_methods(lambda **kw: bfs(A, source, undirected=True, **kw)):
+            np.testing.assert_array_equal(host(dist), reference_levels(S, source))
+            check_graph500(S, source, host(dist), host(pred))
+        bfs(A, source, undirected=True, trace=figures.append)
     directions = {f["direction"] for f in figures}
     assert directions == {"push", "pull"}, "an R-MAT BFS should switch to pull and back"
-    assert all(set(f) == {"iteration", "direction", "frontier", "edges", "unexplored"}
-               for f in figures)
+    assert {f["path"] for f in figures} == {"fused"}    # auto: fused where supported
 
 
-def test_repeated_searches_on_one_graph_reuse_the_workspace():
-    """bfs_advanced keeps its level kernels' state and recorded batch with S: later searches
-    from other sources (replayed batches on the GPU), interleaved with new content for AT
-    (which makes the workspace again) and for S itself, give the right trees, each in new
-    arrays (an earlier search's results stay as they were)."""
-    A = generate.rmat(10, seed=3)
+@pytest.mark.parametrize("seed", range(6))
+def test_random_graphs_both_methods(seed):
+    """Erdős–Rényi graphs, directed and undirected, with and without Aᵀ, chosen and forced
+    thresholds: identical levels and traces by both methods, valid trees."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    density = float(rng.choice([0.002, 0.01, 0.05]))
+    M = sp.random(n, n, density=density, format="csr", random_state=seed)
+    M.data[:] = 1
+    U = ((M + M.T) > 0).astype(np.float64)
+    alpha, beta = [(None, None), (1e-9, 18), (1e9, 1e9), (2, 4)][seed % 4]
+    for Msp, undirected in ((M, False), (U, True)):
+        A = gg.Matrix.from_scipy(sp.csr_matrix(Msp))
+        P, AT = pattern_and_transpose(A)
+        source = int(rng.integers(n))
+        ref = reference_levels(Msp, source)
+        searches = [lambda **kw: bfs(A, source, undirected=undirected, alpha=alpha,
+                                     beta=beta, **kw),
+                    lambda **kw: bfs_advanced(P, source, AT=AT, alpha=alpha, beta=beta, **kw)]
+        for search in searches:
+            for dist, pred in both_methods(search):
+                np.testing.assert_array_equal(host(dist), ref)
+                check_graph500(Msp, source, host(dist), host(pred))
+
+
+LAGRAPH = ["A.mtx", "cover.mtx", "jagmesh7.mtx", "ldbc-directed-example.mtx",
+           "ldbc-undirected-example.mtx", "west0067.mtx", "bcsstk13.mtx", "pushpull.mtx",
+           "msf1.mtx", "cryg2500.mtx", "LFAT5.mtx", "olm1000.mtx", "sample.mtx",
+           "tree-example.mtx"]
+
+
+@pytest.mark.parametrize("name", LAGRAPH)
+def test_lagraph_matrices(name):
+    """LAGraph's test matrices (its BFS tests' among them): both methods, pushing only, and
+    with the transpose (pull allowed; undirected where the pattern is symmetric)."""
+    A = io.read_mm(lagraph_file(name))
     S = scipy_of(A)
-    P = gg.apply(gg.Matrix(gg.INT32, A.nrows, A.ncols), A, "one")
-    T = gg.transpose(gg.Matrix(gg.INT32, A.nrows, A.ncols), P)   # (P is symmetric)
+    symmetric = (S != S.T).nnz == 0
+    P, AT = pattern_and_transpose(A)
     degrees = np.diff(S.indptr)
-    sources = [int(s) for s in np.argsort(-degrees)[:4]] + [int(np.nonzero(degrees)[0][-1])]
-    results = []
-    for k, source in enumerate(sources * 2):
-        if k == 6:  # new content for AT (the same values): the workspace is made again
-            gg.apply(T, P, "one")
-        dist, pred = bfs_advanced(P, source, AT=T)
-        results.append((source, dist, pred))
-        np.testing.assert_array_equal(host(dist), reference_levels(S, source))
-        check_graph500(S, source, host(dist), host(pred))
-    for source, dist, pred in results:
-        np.testing.assert_array_equal(host(dist), reference_levels(S, source))
-    [ws] = P.memo("algorithms.bfs.free", list)   # one search at a time: one workspace
-    if backend.is_gpu:
-        assert ws.run_levels.recorded and ws.run_levels.plain_calls == 0, \
-            ws.run_levels.why_not_recorded
-    # S changed: its memo is gone, and the search runs on the new graph
-    keep = host(A.to_coo()[0]) != 0
-    rows, cols, _ = A.to_coo()
-    B = gg.Matrix.from_coo(rows[keep], cols[keep], 1, nrows=A.nrows, ncols=A.ncols,
-                           dtype=gg.INT32)
-    gg.apply(P, B, "one")
-    S2 = scipy_of(B)
-    dist, pred = bfs_advanced(P, sources[1], AT=None)
-    np.testing.assert_array_equal(host(dist), reference_levels(S2, sources[1]))
-    check_graph500(S2, sources[1], host(dist), host(pred))
+    sources = sorted({0, int(np.argmax(degrees)), A.nrows - 1})
+    if name == "pushpull.mtx":     # (2006 levels: the semiring method's 0.6 ms each)
+        sources = [int(np.argmax(degrees))]
+    for source in sources:
+        ref = reference_levels(S, source)
+        searches = [lambda **kw: bfs(A, source, undirected=symmetric, **kw),
+                    lambda **kw: bfs_advanced(P, source, AT=AT, alpha=1, **kw)]
+        for search in searches:
+            for dist, pred in both_methods(search):
+                np.testing.assert_array_equal(host(dist), ref)
+                check_graph500(S, source, host(dist), host(pred))
 
 
-def test_directed_push_only_and_pull_with_transpose():
+@pytest.mark.parametrize("method", METHODS)
+def test_directed_push_only_and_pull_with_transpose(method):
     A = generate.rmat(9, seed=5, symmetric=False)
     S = scipy_of(A)
     source = int(np.argmax(np.diff(S.indptr)))
     figures = []
-    dist, pred = bfs(A, source, trace=figures.append)
+    dist, pred = bfs(A, source, method=method, trace=figures.append)
     assert {f["direction"] for f in figures} == {"push"}   # no Aᵀ: push only, like nvGRAPH
     np.testing.assert_array_equal(host(dist), reference_levels(S, source))
     check_graph500(S, source, host(dist), host(pred))
     # the advanced entry point with Aᵀ may pull
-    P = gg.apply(gg.Matrix(gg.INT32, A.nrows, A.ncols), A, "one")
-    AT = gg.transpose(gg.Matrix(gg.INT32, A.nrows, A.ncols), P)
+    P, AT = pattern_and_transpose(A)
     figures = []
-    dist2, pred2 = bfs_advanced(P, source, AT=AT, alpha=1e6,
+    dist2, pred2 = bfs_advanced(P, source, AT=AT, alpha=1e6, method=method,
                                 trace=figures.append)
     assert "pull" in {f["direction"] for f in figures}
     np.testing.assert_array_equal(host(dist2), host(dist))
     check_graph500(S, source, host(dist2), host(pred2))
 
 
-def test_west0067_directed():
-    A = io.read_mm(lagraph_file("west0067.mtx"))
-    S = scipy_of(A)
-    for source in (0, 30, 66):
-        dist, pred = bfs(A, source)
-        np.testing.assert_array_equal(host(dist), reference_levels(S, source))
-        check_graph500(S, source, host(dist), host(pred))
-
-
 @pytest.mark.parametrize("alpha,beta", [(1e-9, 18), (1e9, 1e-9), (1e9, 1e9), (2, 4)])
 def test_forced_directions_give_the_same_levels(alpha, beta):
+    """(1e-9, 18): push throughout; (1e9, 1e-9): pull from the first level, back to push
+    when the frontier shrinks; (1e9, 1e9): pull from the first level on (nf < n / 1e9 never
+    holds)."""
     A = generate.rmat(9, seed=11)
     S = scipy_of(A)
     source = int(np.argmax(np.diff(S.indptr)))
     figures = []
-    dist, pred = bfs(A, source, undirected=True, alpha=alpha, beta=beta, trace=figures.append)
-    np.testing.assert_array_equal(host(dist), reference_levels(S, source))
-    check_graph500(S, source, host(dist), host(pred))
+    for dist, pred in both_methods(lambda **kw: bfs(A, source, undirected=True, alpha=alpha,
+                                                    beta=beta, **kw)):
+        np.testing.assert_array_equal(host(dist), reference_levels(S, source))
+        check_graph500(S, source, host(dist), host(pred))
+    bfs(A, source, undirected=True, alpha=alpha, beta=beta, trace=figures.append)
+    directions = [f["direction"] for f in figures]
     if alpha == 1e-9:
-        assert {f["direction"] for f in figures} == {"push"}
-    if alpha == 1e9 and beta == 1e-9:
-        assert [f["direction"] for f in figures][:1] == ["pull"]
+        assert set(directions) == {"push"}
+    if alpha == 1e9:
+        assert directions[:1] == ["pull"]
+    if (alpha, beta) == (1e9, 1e9):
+        assert set(directions) == {"pull"}
 
 
-def test_edge_mask_disables_edges():
+@pytest.mark.parametrize("method", METHODS)
+def test_edge_mask_disables_edges(method):
     A = generate.rmat(9, seed=3, symmetric=False)
     rng = np.random.default_rng(0)
     mask = (rng.random(A.nvals) < 0.6).astype(np.int32)
@@ -189,7 +234,7 @@ def test_edge_mask_disables_edges():
     keep = mask != 0
     S = sp.csr_matrix((np.ones(keep.sum()), (rows[keep], cols[keep])), shape=A.shape)
     source = int(rows[0])
-    dist, pred = bfs(A, source, edge_mask=backend.xp.asarray(mask))
+    dist, pred = bfs(A, source, edge_mask=backend.xp.asarray(mask), method=method)
     np.testing.assert_array_equal(host(dist), reference_levels(S, source))
     check_graph500(S, source, host(dist), host(pred))
     # undirected flag with a mask on a symmetric graph: pull reads the reverse edges' mask
@@ -198,19 +243,77 @@ def test_edge_mask_disables_edges():
     mb = (rb + cb) % 3 != 0          # symmetric: (i, j) and (j, i) agree
     Sb = sp.csr_matrix((np.ones(mb.sum()), (rb[mb], cb[mb])), shape=B.shape)
     src = int(rb[0])
-    dist, pred = bfs(B, src, undirected=True, edge_mask=mb.astype(np.int32), alpha=1e9)
+    dist, pred = bfs(B, src, undirected=True, edge_mask=mb.astype(np.int32), alpha=1e9,
+                     method=method)
     np.testing.assert_array_equal(host(dist), reference_levels(Sb, src))
     check_graph500(Sb, src, host(dist), host(pred))
 
 
-def test_isolated_source_and_values_ignored():
+@pytest.mark.parametrize("method", METHODS)
+def test_isolated_source_and_values_ignored(method):
     A = gg.Matrix.from_coo([0, 1], [1, 2], [-3.5, 0.0], nrows=4, ncols=4)
-    dist, pred = bfs(A, 3)
+    dist, pred = bfs(A, 3, method=method)
     assert host(dist).tolist() == [INF, INF, INF, 0]
     assert host(pred).tolist() == [-1, -1, -1, -1]
-    dist, pred = bfs(A, 0)                 # a zero or negative value is still an edge
+    dist, pred = bfs(A, 0, method=method)      # a zero or negative value is still an edge
     assert host(dist).tolist() == [0, 1, 2, INF]
     assert host(pred).tolist() == [-1, 0, 1, -1]
+
+
+@pytest.mark.parametrize("n", [3, 8, 9, 17, 40])
+def test_paths_longer_than_a_batch_of_levels(n):
+    """A path 0 - 1 - ... - n-1 needs n levels: several batches of the fused levels (BATCH
+    per device read), ending inside a batch or at its last level."""
+    assert gg.traversal.BATCH == 8
+    rows = np.arange(n - 1)
+    A = gg.Matrix.from_coo(np.r_[rows, rows + 1], np.r_[rows + 1, rows], 1, nrows=n, ncols=n,
+                           dtype=gg.INT32)
+    for undirected in (False, True):
+        figures = []
+        for dist, pred in both_methods(lambda **kw: bfs(A, 0, undirected=undirected, **kw)):
+            assert host(dist).tolist() == list(range(n))
+            assert host(pred).tolist() == [-1, *range(n - 1)]
+        bfs(A, 0, undirected=undirected, trace=figures.append)
+        assert [f["frontier"] for f in figures] == [1] * (n - 1) + [0]
+        dist, pred = bfs(A, n - 1, undirected=undirected)
+        assert host(dist).tolist() == list(range(n - 1, -1, -1))
+
+
+def test_auto_takes_fused_where_supported_else_semiring(monkeypatch):
+    A = generate.karate()
+    figures = []
+    bfs(A, 0, undirected=True, trace=figures.append)
+    assert {f["path"] for f in figures} == {"fused"}
+    asked = []
+
+    def unsupported(S, ST=None):
+        asked.append((S, ST))
+        return False
+
+    monkeypatch.setattr(gg.traversal, "supports", unsupported)
+    figures = []
+    dist, pred = bfs(A, 0, undirected=True, trace=figures.append)
+    assert {f["path"] for f in figures} == {"semiring"}
+    [(S, ST)] = asked
+    assert ST is S                                      # undirected: S is its own transpose
+    check_graph500(scipy_of(A), 0, host(dist), host(pred))
+    figures = []
+    bfs(A, 0, method="fused", trace=figures.append)     # a method asked for is not checked
+    assert {f["path"] for f in figures} == {"fused"}
+
+
+def test_the_semiring_method_keeps_its_degrees_with_the_pattern():
+    """deg is made once per pattern (S.memo) and dropped with it when S changes."""
+    A = generate.rmat(8, seed=6)
+    P, _ = pattern_and_transpose(A)
+    made = P.memo("algorithms.bfs.out_degree", lambda: None) is not None
+    assert not made
+    P2, _ = pattern_and_transpose(A)
+    bfs_advanced(P2, 0, AT=P2, method="semiring")
+    deg = P2.memo("algorithms.bfs.out_degree", lambda: None)
+    np.testing.assert_array_equal(host(deg.to_dense(fill=0)), np.diff(scipy_of(A).indptr))
+    bfs_advanced(P2, 1, AT=P2, method="semiring")
+    assert P2.memo("algorithms.bfs.out_degree", lambda: None) is deg
 
 
 def test_bad_input():
@@ -225,92 +328,63 @@ def test_bad_input():
         bfs(A, 0, edge_mask=np.ones(5))
     with pytest.raises(gg.InvalidValue):
         bfs(A, 0, alpha=0)
+    for method in ("bogus", "Fused", None, 1, ["fused"], np.array(["fused"])):
+        with pytest.raises(gg.InvalidValue, match="method"):
+            bfs(A, 0, method=method)
+    with pytest.raises(gg.InvalidValue, match="trace"):
+        bfs(A, 0, trace="print")
+    P, _ = pattern_and_transpose(A)
+    with pytest.raises(gg.DimensionMismatch):
+        bfs_advanced(P, 0, AT=gg.Matrix(gg.INT32, 3, 3))
+    with pytest.raises(gg.DimensionMismatch):
+        bfs_advanced(P, 0, AT=gg.Matrix(gg.INT32, 34, 35))
+    with pytest.raises(gg.InvalidValue):
+        bfs_advanced(P, 0, AT=P.T)                       # a view, not a Matrix
 
 
-def test_more_vertices_than_int32_ids_hold_raises_and_changes_nothing():
-    """Vertex ids are int32: 2**31 vertices or more is InvalidValue, and so are 2**33 edges
-    or more (a list's edge offsets share a word with its length), raised before anything is
-    built (S stands in for a matrix that large)."""
+def test_more_vertices_than_int32_ids_hold():
+    """The fused levels take at most 2**31 - 1 vertices (int32 ids) and 2**33 - 1 edges:
+    method="fused" raises InvalidValue beyond, before anything is built (S stands in for a
+    matrix that large), and auto would take the semiring method."""
     class Huge(gg.Matrix):
         nrows = ncols = property(lambda self: 2**31)
 
     S = Huge(gg.INT32, 4, 4)
     with pytest.raises(gg.InvalidValue, match="2\\*\\*31 - 1 vertices"):
-        bfs_advanced(S, 0, AT=None)
+        bfs_advanced(S, 0, AT=None, method="fused")
     assert S.nvals == 0
-    assert S.memo("algorithms.bfs.free", list) == []  # no workspace was made
+    assert not gg.traversal.supports(S)
 
     class Dense(gg.Matrix):
         nvals = property(lambda self: 2**33)
 
     D = Dense(gg.INT32, 4, 4)
     with pytest.raises(gg.InvalidValue, match="2\\*\\*33 - 1 edges"):
-        bfs_advanced(D, 0, AT=None)
-    assert D.memo("algorithms.bfs.free", list) == []
-
-
-@pytest.mark.parametrize("n", [3, 8, 9, 17, 40])
-def test_paths_longer_than_a_batch_of_levels(n):
-    """A path 0 - 1 - ... - n-1 needs n levels: several batches of the fused levels (BATCH
-    per device read), ending inside a batch or at its last level."""
-    from grblas_gpu.kernels.bfs import BATCH
-
-    assert BATCH == 8
-    rows = np.arange(n - 1)
-    A = gg.Matrix.from_coo(np.r_[rows, rows + 1], np.r_[rows + 1, rows], 1, nrows=n, ncols=n,
-                           dtype=gg.INT32)
-    for undirected in (False, True):
-        figures = []
-        dist, pred = bfs(A, 0, undirected=undirected, trace=figures.append)
-        assert host(dist).tolist() == list(range(n))
-        assert host(pred).tolist() == [-1, *range(n - 1)]
-        assert [f["frontier"] for f in figures] == [1] * (n - 1) + [0]
-        dist, pred = bfs(A, n - 1, undirected=undirected)
-        assert host(dist).tolist() == list(range(n - 1, -1, -1))
-
-
-def semiring_bfs(A, source, direction):
-    """The module docstring's formulation as GraphBLAS calls, one level at a time (the levels
-    the fused kernels must give): q⟨¬pi.S, replace⟩ = q any.secondi S (or its pull),
-    dist⟨q.S⟩ = level, parent⟨q.S⟩ = q."""
-    from grblas_gpu import Descriptor
-
-    n = A.nrows
-    S = gg.apply(gg.Matrix(gg.INT64, n, n), A, "one")
-    q = gg.Vector.from_coo([source], [source], size=n, dtype=gg.INT64)
-    pi = q.dup()
-    dist = gg.Vector.from_coo([source], [0], size=n, dtype=gg.INT64)
-    level = 0
-    while q.nvals:
-        level += 1
-        if direction == "push":
-            gg.vxm(q, q, S, "any_secondi", mask=~pi.S, desc=Descriptor(replace=True))
-        else:
-            gg.mxv(q, S.T, q, "any_secondi", mask=~pi.S, desc=Descriptor(replace=True))
-        gg.assign(dist, level, gg.ALL, mask=q.S)
-        gg.apply(pi, q, "identity", accum="second")
-    return host(dist.to_dense(fill=INF)), host(pi.to_dense(fill=-1))
-
-
-@pytest.mark.parametrize("direction,alpha,beta", [("push", 1e-9, 18), ("pull", 1e9, 1e9)])
-def test_levels_match_the_semiring_formulation(direction, alpha, beta):
-    """(alpha, beta) force the fused levels the same way: push throughout, or pull from the
-    first level on (it never turns back: nf < n / 1e9 never holds)."""
-    A = generate.rmat(9, seed=13)
-    source = int(np.argmax(np.diff(scipy_of(A).indptr)))
-    ref_dist, ref_parent = semiring_bfs(A, source, direction)
-    figures = []
-    dist, pred = bfs(A, source, undirected=True, alpha=alpha, beta=beta, trace=figures.append)
-    assert {f["direction"] for f in figures} == {direction}
-    np.testing.assert_array_equal(host(dist), ref_dist)
-    reached = ref_dist != INF
-    assert (host(pred)[reached & (ref_dist > 0)] >= 0).all()
-    assert (ref_parent[reached & (ref_dist > 0)] >= 0).all()
+        bfs_advanced(D, 0, AT=None, method="fused")
+    assert not gg.traversal.supports(D)
 
 
 @pytest.mark.parametrize("kwargs", [{"alpha": "x"}, {"beta": [1, 2]}, {"alpha": float("nan")},
                                     {"beta": -1}, {"alpha": None, "beta": object()}])
-def test_wrong_typed_thresholds_raise_invalid_value(kwargs):
+@pytest.mark.parametrize("method", ["auto", *METHODS])
+def test_wrong_typed_thresholds_raise_invalid_value(kwargs, method):
     A = generate.karate()
     with pytest.raises(gg.InvalidValue):
-        bfs(A, 0, undirected=True, **kwargs)
+        bfs(A, 0, undirected=True, method=method, **kwargs)
+
+
+def test_the_checker_catches_bad_trees():
+    """check_graph500 fails on a parent that is no in-neighbour, on a level off by one and on
+    a reachable vertex left unreached."""
+    A = generate.karate()
+    S = scipy_of(A)
+    dist, pred = map(host, bfs(A, 0, undirected=True))
+    check_graph500(S, 0, dist, pred)
+    v = int(np.flatnonzero(dist == 2)[0])
+    not_in = int(np.flatnonzero((dist == 1) & (S[:, v].toarray().ravel() == 0))[0])
+    bad = [(dist, np.where(np.arange(34) == v, not_in, pred)),           # not an edge
+           (np.where(np.arange(34) == v, 3, dist), pred),                 # a level skipped
+           (np.where(np.arange(34) == v, INF, dist), pred)]               # left unreached
+    for d, p in bad:
+        with pytest.raises(AssertionError):
+            check_graph500(S, 0, d, p)

@@ -350,6 +350,14 @@ CALLS = {
     "semirings.indexunary_op": lambda o: (semirings.indexunary_op,
                                           ["fuzz_iu"], dict(c_expr="x", numpy=lambda x, i, j, t: x,
                                                             types=(gg.FP64,), register=False)),
+    # ---- the fused traversal
+    "traverse": lambda o: (gg.traverse, [o.A, 0], dict(ST=None, alpha=None, beta=None,
+                                                       trace=None)),
+    "traversal.supports": lambda o: (gg.traversal.supports, [o.A], dict(ST=o.B)),
+    "traversal.next_direction": lambda o: (gg.traversal.next_direction, [True],
+                                           dict(mf=3, nf=1, seen=3, growing=True, n=4, m=6,
+                                                alpha=15, beta=18, can_pull=True)),
+    "traversal.rule_in_c": lambda o: (gg.traversal.rule_in_c, ["mf > m / alpha"], {}),
     # ---- generators
     "generate.rmat": lambda o: (generate.rmat, [3, 2, 0.57, 0.19, 0.19],
                                 dict(seed=1, symmetric=True, weighted=False, dtype=None)),
@@ -470,6 +478,8 @@ def public_callables():
                                           "unary_op", "indexunary_op")]
     names += [f"generate.{n}" for n in generate.__all__ if callable(getattr(generate, n))]
     names += [f"sampling.{n}" for n in gg.sampling.__all__ if callable(getattr(gg.sampling, n))]
+    names += [f"traversal.{n}" for n in gg.traversal.__all__
+              if callable(getattr(gg.traversal, n)) and n != "traverse"]   # (gg.traverse)
     names += [f"onemkl.{n}" for n, f in vars(onemkl).items()
               if not n.startswith("_") and inspect.isfunction(f) and f.__module__ == onemkl.__name__]
     return sorted(set(names))

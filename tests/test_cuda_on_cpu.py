@@ -1,9 +1,10 @@
-"""The fused BFS kernels' CUDA source (grblas_gpu.kernels.bfs), compiled with g++ and run on
-the CPU through a stand-in for the CUDA execution model (tests/cuda_on_cpu/simt.h), so the
-kernels' logic is checked where CI has no GPU: levels against SciPy and trees by Graph500's
-rules, over both directions, forced and chosen, several blocks (the grid-stride loops, the
-warp-aggregated list appends, the last block's state change), both index widths, and
-searches longer than a batch. Skipped without a g++ that has C++20's <barrier>."""
+"""The fused BFS kernels' CUDA source (grblas_gpu.kernels.bfs, with grblas_gpu.traversal's
+direction rule rendered to C), compiled with g++ and run on the CPU through a stand-in for the
+CUDA execution model (tests/cuda_on_cpu/simt.h), so the kernels' logic is checked where CI
+has no GPU: levels against SciPy and trees by Graph500's rules, over both directions, forced
+and chosen, several blocks (the grid-stride loops, the warp-aggregated list appends, the last
+block's state change), both index widths, and searches longer than a batch. Skipped without
+a g++ that has C++20's <barrier>."""
 import shutil
 import subprocess
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from grblas_gpu import generate
+from grblas_gpu import generate, traversal
 from grblas_gpu.kernels import bfs as fused
 from test_algorithms_bfs import check_graph500, reference_levels
 
@@ -27,7 +28,8 @@ def runner(request, tmp_path_factory):
     if shutil.which("g++") is None:
         pytest.skip("no g++")
     work = tmp_path_factory.mktemp("simt")
-    (work / "kernels.cuh").write_text(fused.source(ptr_c, "int", ptr_c, "int"))
+    (work / "kernels.cuh").write_text(fused.source(ptr_c, "int", ptr_c, "int",
+                                                  traversal.rule_in_c()))
     exe = work / "bfs_main"
     build = subprocess.run(
         ["g++", "-O1", "-std=c++20", "-pthread", f"-I{HERE}", f"-I{work}",

@@ -26,8 +26,6 @@ INTERNAL_PACKAGES = {"kernels"}  # engine packages that are implementation, not 
 
 # Modules that still break the rule on this branch because another branch fixes them
 # (the fused BFS becomes public on the traversal branch). The lead empties this after merging.
-KNOWN_LAYERING_EXCEPTIONS = {"algorithms/bfs.py"}
-
 # namedtuple's documented API carries an underscore: never engine-private
 _NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
 
@@ -115,19 +113,11 @@ def _violations_of(rel):
     return violations((ROOT / rel).read_text(), engine_private_names())
 
 
-@pytest.mark.parametrize("rel", [m for m in _modules() if m not in KNOWN_LAYERING_EXCEPTIONS])
+@pytest.mark.parametrize("rel", _modules())
 def test_module_uses_only_the_public_api(rel):
     found = _violations_of(rel)
     assert not found, f"{rel} reaches past grblas_gpu's public API:\n" + \
         "\n".join(f"  line {line}: {what}" for line, what in found)
-
-
-@pytest.mark.parametrize("rel", sorted(KNOWN_LAYERING_EXCEPTIONS))
-def test_known_exception_is_still_needed(rel):
-    """A listed module that has become clean must leave KNOWN_LAYERING_EXCEPTIONS."""
-    assert (ROOT / rel).exists(), f"{rel} is gone: remove it from KNOWN_LAYERING_EXCEPTIONS"
-    assert _violations_of(rel), f"{rel} now keeps to the public API: remove it from " \
-        "KNOWN_LAYERING_EXCEPTIONS"
 
 
 def test_the_checker_catches_each_kind_of_violation():

@@ -95,7 +95,7 @@ def test_bfs_from_threads_on_one_graph():
             reached = np.flatnonzero((dist != 2**31 - 1) & (np.arange(len(dist)) != s))
             np.testing.assert_array_equal(dist[parent[reached]], dist[reached] - 1)
     S = A.memo("algorithms.bfs.pattern", lambda: None)
-    assert 1 <= len(S.memo("algorithms.bfs.free", list)) <= THREADS
+    assert 1 <= len(S.memo("grblas_gpu.traversal.free", list)) <= THREADS
 
 
 def test_sssp_and_pagerank_from_threads_on_one_graph():

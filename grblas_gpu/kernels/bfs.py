@@ -1,7 +1,7 @@
 """A direction-optimising BFS's levels, each one fused kernel, the level loop on the device.
 
 For a pattern S (CSR: sptr, sidx) and, for pull levels, Sᵀ (tptr, tidx), a level computes
-what algorithms.bfs states as GraphBLAS:
+what grblas_gpu.traversal (the public primitive these serve) states as GraphBLAS:
 
     push:  q⟨¬pi.S, replace⟩ = q any.secondi S     (each unreached child of the frontier)
     pull:  q⟨¬pi.S, replace⟩ = Sᵀ any.secondi q    (each unreached vertex asks its in-
@@ -11,7 +11,8 @@ what algorithms.bfs states as GraphBLAS:
 in one pass, writing the results' own arrays: ``dist`` (int32, 2**31 - 1 unreached, so
 "pi" is dist != 2**31 - 1 and "the frontier" is dist == level) and ``parent`` (int32, -1).
 The last block to finish a level turns its counts into the next level's direction by
-Beamer's rule (:func:`next_direction`, whose C twin is ``choose_direction``) and sets
+the rule the caller gives (grblas_gpu.traversal's DIRECTION_RULE: ``rule`` evaluates it in
+Python, ``rule_c`` is its C rendering, compiled into ``choose_direction``) and sets
 ``done`` when no edge leaves the new frontier. Every level kernel reads that state on the
 device, so a batch of BATCH levels is issued without the host (a finished search turns
 the rest into launches that return at once) and the host reads one flag per batch.
@@ -53,7 +54,7 @@ from .spmv import expand
 
 xp = backend.xp
 
-__all__ = ["Levels", "next_direction", "UNREACHED", "BATCH", "MAX_EDGES"]
+__all__ = ["Levels", "source", "UNREACHED", "BATCH", "MAX_EDGES"]
 
 UNREACHED = 2**31 - 1   # nvGRAPH's distance of an unreached vertex
 BATCH = 8               # levels issued between two reads of the stop flag
@@ -65,19 +66,6 @@ MIN_BLOCKS_PER_SM = 8   # __launch_bounds__'s (0: none)
 BLOCKS_PER_SM = 8
 _STATE_WORDS = 32       # (State is 26 words)
 _DONE_WORD = 2          # State::done
-
-
-def next_direction(push, *, mf, nf, seen, growing, n, m, alpha, beta, can_pull):
-    """Beamer's rule (SC 2012; nvGRAPH bfs.cu), given the frontier just found (nf vertices,
-    mf edges out of it, ``seen`` edges out of all reached): push -> pull once mf exceeds
-    1/alpha of the edges not yet explored; pull -> push once the frontier shrinks below
-    n/beta. Without Sᵀ (``can_pull`` false) always push."""
-    if not can_pull:
-        return True
-    unexplored = m - seen + mf
-    if push:
-        return not mf > unexplored / alpha
-    return not growing and nf < n / beta
 
 
 _SOURCE = r"""
@@ -115,15 +103,14 @@ struct State {
 // list ucur and writes those it leaves unreached to the other of 1 and 2.
 __device__ __forceinline__ long long other_unreached(long long u) { return u == 1 ? 2 : 1; }
 
+// the next level's direction: the caller's rule (RULE, over the locals below) applied to
+// the counts of the level just run
 __device__ __forceinline__ void choose_direction(State* s) {
-    if (s->can_pull) {
-        const double unexplored = (double)(s->m - s->seen + s->mf);
-        if (s->push) {
-            if ((double)s->mf > unexplored / s->alpha) s->push = 0;
-        } else if (!s->growing && (double)s->nf < (double)s->n / s->beta) {
-            s->push = 1;
-        }
-    }
+    const bool push = s->push != 0, growing = s->growing != 0, can_pull = s->can_pull != 0;
+    const double n = (double)s->n, m = (double)s->m, nf = (double)s->nf,
+                 mf = (double)s->mf, seen = (double)s->seen, alpha = s->alpha,
+                 beta = s->beta;
+    s->push = (${RULE}) ? 1 : 0;
     if (!s->push) s->unlisting[other_unreached(s->ucur)] = 0;   // (the pull appends there)
 }
 
@@ -349,11 +336,13 @@ extern "C" __global__ void BOUNDS bfs_level(State* s, const SP* __restrict__ spt
 """
 
 
-def source(sp, si, tp, ti):
-    """The kernels' CUDA source for S's and Sᵀ's pointer and index C types."""
+def source(sp, si, tp, ti, rule_c):
+    """The kernels' CUDA source for S's and Sᵀ's pointer and index C types, with the
+    direction rule ``rule_c`` (a C expression over choose_direction's locals: push, growing,
+    can_pull, n, m, nf, mf, seen, alpha, beta; true: push)."""
     bounds = (f"__launch_bounds__({launch.THREADS}, {MIN_BLOCKS_PER_SM})"
               if MIN_BLOCKS_PER_SM else "")
-    return Template(_SOURCE).substitute(SP=sp, SI=si, TP=tp, TI=ti, BOUNDS=bounds,
+    return Template(_SOURCE).substitute(SP=sp, SI=si, TP=tp, TI=ti, BOUNDS=bounds, RULE=rule_c,
                                         LAST_BLOCK_TO_FINISH=LAST_BLOCK_TO_FINISH)
 
 
@@ -362,11 +351,14 @@ class Levels:
     result arrays (filled as levels run), ``run()`` runs up to BATCH levels (recordable: a
     fixed sequence of launches) and posts the stop flag, ``finished()`` reads it.
 
-    sptr, sidx: S's CSR arrays; tptr, tidx: Sᵀ's (None: push only)."""
+    sptr, sidx: S's CSR arrays; tptr, tidx: Sᵀ's (None: push only). The next level's
+    direction: ``rule(push, mf=, nf=, seen=, growing=, n=, m=, alpha=, beta=, can_pull=)``
+    on the NumPy backend, its C rendering ``rule_c`` (see :func:`source`) in the kernels."""
 
-    def __init__(self, sptr, sidx, tptr, tidx, n):
+    def __init__(self, sptr, sidx, tptr, tidx, n, *, rule, rule_c):
         self.n, self.m = int(n), int(len(sidx))
         self.can_pull = tptr is not None
+        self._rule = rule
         self.S = (sptr, sidx)
         self.T = (tptr, tidx) if self.can_pull else (sptr, sidx)   # (unread when push only)
         if backend.is_gpu:
@@ -387,8 +379,8 @@ class Levels:
             self._grid = (min(launch.grid(max(self.n, 1))[0],
                               launch.sm_count() * BLOCKS_PER_SM),)
             types = tuple(c_index_type(a.dtype) for a in (*self.S, *self.T))
-            key = KernelKey("bfs", "levels", (), types, (MIN_BLOCKS_PER_SM,))
-            self._kernels = get_functions(key, lambda: source(*types),
+            key = KernelKey("bfs", "levels", (), types, (MIN_BLOCKS_PER_SM, rule_c))
+            self._kernels = get_functions(key, lambda: source(*types, rule_c),
                                           ("bfs_start", "bfs_list", "bfs_level"))
         else:
             self._host = None   # the NumPy search's state
@@ -440,9 +432,9 @@ class Levels:
     # ------------------------------------------------------------------ NumPy
     def _direction(self, push):
         h = self._host
-        return next_direction(push, mf=h["mf"], nf=h["nf"], seen=h["seen"],
-                              growing=h["growing"], n=self.n, m=self.m, alpha=h["alpha"],
-                              beta=h["beta"], can_pull=self.can_pull)
+        return self._rule(push, mf=h["mf"], nf=h["nf"], seen=h["seen"], growing=h["growing"],
+                          n=self.n, m=self.m, alpha=h["alpha"], beta=h["beta"],
+                          can_pull=self.can_pull)
 
     def _level_numpy(self):
         h = self._host
