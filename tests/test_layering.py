@@ -24,8 +24,6 @@ CHECKED_DIRS = ["algorithms"]
 ENGINE = "grblas_gpu"
 INTERNAL_PACKAGES = {"kernels"}  # engine packages that are implementation, not API
 
-# Modules that still break the rule on this branch because another branch fixes them
-# (the fused BFS becomes public on the traversal branch). The lead empties this after merging.
 # namedtuple's documented API carries an underscore: never engine-private
 _NAMEDTUPLE_API = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
 
