@@ -66,7 +66,7 @@ from .errors import InvalidValue
 from .matrix import Matrix
 from .vector import Vector
 
-__all__ = ["Replay", "content", "same_arrays"]
+__all__ = ["Replay"]
 
 
 def content(obj):

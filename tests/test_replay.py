@@ -198,8 +198,9 @@ def test_vectors_fn_only_reads_pass_new_values_in():
         np.testing.assert_array_equal(seed.to_coo()[0], idx)
         np.testing.assert_array_equal(seed.to_coo()[1], vals)
     if backend.is_gpu:
+        # (each new seed reaches the recording through its fixed storage: its dense form is
+        # built there, so nothing needs copying in)
         assert replayed.recorded and replayed.plain_calls == 0, replayed.why_not_recorded
-        assert replayed.copies_in > 0   # (each new seed copied into its fixed storage)
 
 
 def _frontier_step(q, pi, w, mask_v, variant):
