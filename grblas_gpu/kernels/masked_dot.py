@@ -35,10 +35,10 @@ from ..types import cast
 from . import launch
 from .. import memory
 from .cache import KernelKey, get_functions
+from .common import expand
 from .compact import positions
 from .cuda_common import c_index_type, value_args
 from .segment import segment_reduce
-from .spgemm import expand
 
 xp = backend.xp
 
@@ -129,7 +129,7 @@ def _dot_numpy(a, b, mi, mj, mult, mon, present, out):
             ents = group[start:stop]
             start = stop
             # walk the shorter list of each entry, look each index up in the longer one
-            rep, wpos = expand(walk.ptr[wseg[ents]], walk.lengths[wseg[ents]])
+            wpos, rep = expand(walk.ptr, wseg[ents])
             if len(wpos) == 0:
                 continue
             opos, ok = _find(other, okeys, ospan, oseg[ents][rep], walk.idx[wpos].astype(np.int64))

@@ -17,11 +17,12 @@ import numpy as np
 from .. import backend
 from ..types import cast
 from .. import memory
+from .common import expand
 from .segment import segment_reduce
 
 xp = backend.xp
 
-__all__ = ["Operand", "row_flops", "spgemm", "expand", "ESC_CHUNK_FLOPS"]
+__all__ = ["Operand", "row_flops", "spgemm", "ESC_CHUNK_FLOPS"]
 
 # products gathered at once by the NumPy kernel (~50 bytes each of temporaries)
 ESC_CHUNK_FLOPS = 1 << 22
@@ -61,20 +62,6 @@ def row_flops(a, b_lengths):
     return per_entry[a.ptr[1:]] - per_entry[a.ptr[:-1]]
 
 
-def expand(starts, lengths):
-    """For segments [starts[s], starts[s]+lengths[s]): (segment of each element, position)."""
-    lengths = lengths.astype(np.int64)
-    total = int(backend.to_scalar(lengths.sum())) if len(lengths) else 0
-    if backend.is_gpu:
-        ends = xp.cumsum(lengths)
-        seg = xp.searchsorted(ends, xp.arange(total), side="right")
-    else:
-        seg = np.repeat(np.arange(len(lengths)), lengths)
-        ends = np.cumsum(lengths)
-    pos = starts.astype(np.int64)[seg] + (xp.arange(total) - (ends - lengths)[seg])
-    return seg, pos
-
-
 def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
     """(indptr, indices, values) of T = A ⊕.⊗ B with nrows = a.n, ncols columns.
     mult: typed ⊗ (input type X, output cast to mon.type); mon: typed ⊕ monoid.
@@ -109,14 +96,13 @@ def _esc(a, b, ncols, mult, mon, flops):
     # running total checked chunk by chunk (the exact size is known only once computed)
     check_running = upper * entry_bytes > memory.available()
     out_r, out_c, out_v, total = [], [], [], 0
-    bdeg = b.lengths
     for r0, r1 in _chunks(flops, ESC_CHUNK_FLOPS):
         p0, p1 = int(a.ptr[r0]), int(a.ptr[r1])
         if p0 == p1:
             continue
         k = a.idx[p0:p1]
         # T(i,:) gathers B(k,:) for each A(i,k): one product per (A entry, B entry) pair
-        rep, bpos = expand(b.ptr[k], bdeg[k])
+        bpos, rep = expand(b.ptr, k)
         if len(bpos) == 0:
             continue
         arow = np.repeat(np.arange(r1 - r0, dtype=np.int64), np.diff(a.ptr[r0:r1 + 1]))

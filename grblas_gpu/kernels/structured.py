@@ -19,10 +19,10 @@ from .. import backend
 from ..types import cast
 from .. import memory
 from .cache import KernelKey, get_kernel
+from .common import expand
 from .compact import compact
 from .cuda_common import c_index_type
 from .elementwise import gather_binary
-from .spgemm import expand
 
 xp = backend.xp
 
@@ -127,7 +127,7 @@ def _row_gather(a, b, mult, mon):
     memory.require(int(backend.to_scalar(lengths.sum())) * (8 + z.np_type.itemsize),
                    "the product's entries")
     indptr = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(lengths)])
-    row, pos = expand(b.ptr[k], lengths)
+    pos, row = expand(b.ptr, k, lengths)
     return indptr, b.idx[pos], _products(a, first[row], b, pos, mult, mon, len(pos))
 
 

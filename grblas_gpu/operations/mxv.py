@@ -12,7 +12,7 @@ the rest (T holds only entries the mask allows: ``t_is_masked``).
 Both are one product T = B ⊕.⊗ u, B = A' (mxv) or A'ᵀ (vxm), with ⊗'s operands in the
 operation's order. Two methods compute it (LAGraph's BFS names them):
 
-    pull  kernels.spmv.pull      B by rows (A's CSR, or its cached CSC), u dense: the mask is
+    pull  kernels.pull.pull      B by rows (A's CSR, or its cached CSC), u dense: the mask is
                                  tested before a row is read, and a row stops at ⊕'s
                                  terminal value (ANY at its first entry).
     push  kernels.spmspv.push    B by columns, u sparse: only the columns u names are read
@@ -40,7 +40,8 @@ import numpy as np
 from .. import backend, operators
 from ..descriptor import Request, _enum_of, as_descriptor
 from ..errors import DimensionMismatch, InvalidValue
-from ..kernels import spmspv, spmv
+from ..kernels import operands, pull_plans, spmspv
+from ..kernels.pull import pull
 from ..memory import oom_guard
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
@@ -137,7 +138,7 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
             return _fill_entries(w, fp)
 
     # ---- compute T
-    prod = spmv.Product(typed, matrix_first)
+    prod = operands.Product(typed, matrix_first)
     with oom_guard(what):
         choice = _choose(u, mask, nrows, direction)
         _report(what, choice)
@@ -147,8 +148,8 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
         elif choice.direction == "pull":
             B = _compressed(A, b_is_a, a_structure, prod.reads[0])
             U = _dense_operand(u, u_structure, prod.reads[1])
-            form, a, b = spmv.pull(B, U, prod, _dense_mask(mask, nrows),
-                                   plan_cache=A._caching())
+            form, a, b = pull(B, U, prod, _dense_mask(mask, nrows),
+                              plan_cache=A._caching())
             if mask is None and U.full and _no_empty_vectors(A, b_is_a):
                 full = nrows
         else:
@@ -202,10 +203,10 @@ def _compressed(A, by_rows, structure, reads_values):
     # a full A (every position stored): an entry's index is its offset in its row or column
     width = (A.ncols if by_rows else A.nrows) if len(A._indices) == A.nrows * A.ncols else 0
     if structure:
-        return spmv.Compressed(ptr, idx, None, A.dtype.np_type.type(1), A.dtype, width)
+        return operands.Compressed(ptr, idx, None, A.dtype.np_type.type(1), A.dtype, width)
     if not reads_values or vals is None:
-        return spmv.Compressed(ptr, idx, None, A._iso if A._is_iso else None, A.dtype, width)
-    return spmv.Compressed(ptr, idx, vals, None, A.dtype, width)
+        return operands.Compressed(ptr, idx, None, A._iso if A._is_iso else None, A.dtype, width)
+    return operands.Compressed(ptr, idx, vals, None, A.dtype, width)
 
 
 def _no_empty_vectors(A, by_rows):
@@ -234,17 +235,17 @@ def _dense_operand(u, structure, reads_values):
     values, bitmap = u._dense_form()
     full = u._nvals == u.size  # uncounted: read the bitmap rather than count it
     if structure or not reads_values:
-        return spmv.DenseOperand(None, bitmap, 1 if structure else None, u.dtype, full)
-    return spmv.DenseOperand(values, bitmap, None, u.dtype, full)
+        return operands.DenseOperand(None, bitmap, 1 if structure else None, u.dtype, full)
+    return operands.DenseOperand(values, bitmap, None, u.dtype, full)
 
 
 def _sparse_operand(u, structure, reads_values):
     idx, vals = u._sparse()
     if structure:
-        return spmv.SparseOperand(idx, None, 1, u.dtype)
+        return operands.SparseOperand(idx, None, 1, u.dtype)
     if vals is None or not reads_values:
-        return spmv.SparseOperand(idx, None, u._iso, u.dtype)
-    return spmv.SparseOperand(idx, vals, None, u.dtype)
+        return operands.SparseOperand(idx, None, u._iso, u.dtype)
+    return operands.SparseOperand(idx, vals, None, u.dtype)
 
 
 def _dense_mask(mask, n):
@@ -256,12 +257,12 @@ def _dense_mask(mask, n):
     M = mask.parent
     values, bitmap = M._dense_form()
     rows = None
-    if not mask.complement and M.has_sparse and M.nvals <= spmv.ROWLIST_MAX_DENSITY * n:
+    if not mask.complement and M.has_sparse and M.nvals <= pull_plans.ROWLIST_MAX_DENSITY * n:
         idx, vals = M._sparse()
         if not mask.structure:
             idx = idx[(vals != 0)] if vals is not None else (idx if bool(M._iso) else idx[:0])
         rows = idx.astype(np.int64)
-    return spmv.DenseMask(bitmap, None if mask.structure else values, mask.complement, rows)
+    return operands.DenseMask(bitmap, None if mask.structure else values, mask.complement, rows)
 
 
 # ---------------------------------------------------------------- multi-stage requests
