@@ -12,7 +12,7 @@ per entry, then compaction (a dense Vector only clears bitmap bits).
 """
 import numpy as np
 
-from .. import backend
+from .. import backend, operators
 from ..descriptor import as_descriptor
 from ..errors import InvalidValue
 from ..kernels.compact import compact
@@ -96,8 +96,7 @@ def _kept_value(A, typed, s):
     """The one value every kept entry has, or None: valueeq compares in A's own type (no cast
     can merge values) and A's type has one bit pattern per value (not a float: -0.0 == 0.0),
     so its kept entries all hold the thunk (SuiteSparse's select gives the same iso result)."""
-    from semirings import indexunary   # (at call time: semirings sits above the engine)
-
+    indexunary = operators.catalog().indexunary
     if (typed.op is not indexunary.valueeq or typed.type != A.dtype
             or np.dtype(A.dtype.np_type).kind == "f"):
         return None
