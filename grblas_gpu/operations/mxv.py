@@ -313,7 +313,7 @@ def _oriented_shape(A, transpose_field, desc):
     return (base.ncols, base.nrows) if t else base.shape
 
 
-def _mxv_method(self, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
+def mxv_method(self, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
                 direction=None):
     """A.mxv(u, semiring): a new Vector w = A ⊕.⊗ u in the semiring's output type."""
     check_kind(u, Vector, "u")
@@ -323,7 +323,7 @@ def _mxv_method(self, u, semiring="plus_times", *, mask=None, accum=None, desc=N
     return mxv(w, self, u, semiring, mask=mask, accum=accum, desc=desc, direction=direction)
 
 
-def _vxm_method(self, A, semiring="plus_times", *, mask=None, accum=None, desc=None,
+def vxm_method(self, A, semiring="plus_times", *, mask=None, accum=None, desc=None,
                 direction=None):
     """u.vxm(A, semiring): a new Vector wᵀ = uᵀ ⊕.⊗ A in the semiring's output type."""
     base, _ = unwrap_transpose(A)
@@ -333,23 +333,17 @@ def _vxm_method(self, A, semiring="plus_times", *, mask=None, accum=None, desc=N
     return vxm(w, self, A, semiring, mask=mask, accum=accum, desc=desc, direction=direction)
 
 
-def _vector_matmul(self, other):
+def vector_matmul(self, other):
     """u @ A = u.vxm(A, plus_times)."""
     if isinstance(other, (Matrix, TransposedMatrix)):
-        return _vxm_method(self, other)
+        return vxm_method(self, other)
     # not NotImplemented: Python would turn that into a raw TypeError
     raise InvalidValue(f"u @ A needs a Matrix A, got {type(other).__name__}")
 
 
-def _vector_rmatmul(self, other):
+def vector_rmatmul(self, other):
     """A @ u for operands whose own __matmul__ declined (an A.T view)."""
     if isinstance(other, (Matrix, TransposedMatrix)):
-        return _mxv_method(other, self)
+        return mxv_method(other, self)
     raise InvalidValue(f"A @ u needs a Matrix A, got {type(other).__name__}")
 
-
-Matrix.mxv = _mxv_method
-TransposedMatrix.mxv = _mxv_method
-Vector.vxm = _vxm_method
-Vector.__matmul__ = _vector_matmul
-Vector.__rmatmul__ = _vector_rmatmul

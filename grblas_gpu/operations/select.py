@@ -17,7 +17,6 @@ from ..descriptor import as_descriptor
 from ..errors import InvalidValue
 from ..kernels.compact import compact
 from ..matrix import Matrix
-from ..transposed import TransposedMatrix
 from ..types import BOOL, cast, cast_scalar
 from ..vector import Vector
 from ._common import computed, output_args, unwrap_transpose
@@ -108,7 +107,7 @@ def _empty_like(A):
 
 
 # ---------------------------------------------------------------------- method forms
-def _select_method(self, op, thunk=None):
+def select_method(self, op, thunk=None):
     """A new object of A's type: the entries where f(a, i, j, thunk) is true."""
     A, _ = unwrap_transpose(self)
     if not isinstance(A, (Matrix, Vector)):
@@ -116,19 +115,3 @@ def _select_method(self, op, thunk=None):
     C = Vector(A.dtype, A.size) if isinstance(A, Vector) else Matrix(A.dtype, *self.shape)
     return select(C, self, op, thunk)
 
-
-def _tril(self, k=0):
-    """The entries on and below diagonal k (j <= i + k)."""
-    return _select_method(self, "tril", k)
-
-
-def _triu(self, k=0):
-    """The entries on and above diagonal k (j >= i + k)."""
-    return _select_method(self, "triu", k)
-
-
-for _cls in (Matrix, Vector, TransposedMatrix):
-    _cls.select = _select_method
-for _cls in (Matrix, TransposedMatrix):
-    _cls.tril, _cls.triu = _tril, _triu
-del _cls
