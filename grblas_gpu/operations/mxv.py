@@ -45,7 +45,6 @@ from ..kernels.pull import pull
 from ..memory import oom_guard
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
-from ..types import cast
 from ..vector import Vector
 from . import _stages
 from ._common import check_kind, check_output_shape, output_args, unwrap_transpose
@@ -135,7 +134,7 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
         fp = _stages.fingerprint((w, A, u, mask), (what, typed, acc, d, transpose, direction))
         _stages.check_buffers(w, (w, A, u, mask))
         if request is Request.FILL_ENTRIES:
-            return _fill_entries(w, fp)
+            return _stages.fill_entries(w, fp)
 
     # ---- compute T
     prod = operands.Product(typed, matrix_first)
@@ -162,8 +161,8 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
              else Vector._from_sparse(nrows, prod.tout, a, b))
         t_is_masked = mask is not None
         if request is Request.FILL_NNZ:
-            return _fill_nnz(w, T, fp, mask=mask, accum=acc, replace=d.replace,
-                             t_is_masked=t_is_masked)
+            return _stages.fill_nnz(w, T, fp, mask=mask, accum=acc, replace=d.replace,
+                                    t_is_masked=t_is_masked)
         return write_back(w, T, mask=mask, accum=acc, replace=d.replace, t_is_masked=t_is_masked)
 
 
@@ -263,46 +262,6 @@ def _dense_mask(mask, n):
             idx = idx[(vals != 0)] if vals is not None else (idx if bool(M._iso) else idx[:0])
         rows = idx.astype(np.int64)
     return operands.DenseMask(bitmap, None if mask.structure else values, mask.complement, rows)
-
-
-# ---------------------------------------------------------------- multi-stage requests
-def _fill_nnz(w, T, fp, *, mask, accum, replace, t_is_masked):
-    """Stage 1: R = (w⟨mask, replace⟩ = accum(w, T)) aside; w.nvals reports its count."""
-    shadow = Vector.__new__(Vector)
-    shadow._swap_in(w)
-    R = write_back(shadow, T, mask=mask, accum=accum, replace=replace, t_is_masked=t_is_masked)
-    idx, _ = R._sparse()
-    w._stage = {"result": R, "nvals": int(len(idx)), "fingerprint": fp}
-    return w
-
-
-def _fill_entries(w, fp):
-    """Stage 2: R into the caller's buffers (checked first); w's storage becomes them."""
-    stage = w._stage
-    if stage is None or "result" not in stage:
-        raise InvalidValue("FILL_ENTRIES needs a FILL_NNZ on this output first")
-    if stage["fingerprint"] != fp:
-        raise InvalidValue("the operands or arguments changed between FILL_NNZ and FILL_ENTRIES")
-    if "indices" not in stage and "dense" not in stage:
-        raise InvalidValue("FILL_ENTRIES needs the output buffers: call w.set_sparse(indices, "
-                           "values) with arrays of w.nvals entries, or w.set_dense(values)")
-    R = stage["result"]
-    idx, _ = R._sparse()
-    vals = cast(R._values_full(), w.dtype, xp)
-    if "dense" in stage:
-        buf = stage["dense"]
-        dense = xp.zeros(w.size, dtype=w.dtype.np_type)
-        dense[idx] = vals
-        bitmap = xp.zeros(w.size, dtype=bool)
-        bitmap[idx] = True
-        buf[...] = dense
-        w._set(w.size, w.dtype, sp=None, dn=(buf, bitmap), nvals=len(idx))
-        return w
-    ind, val = stage["indices"], stage["values"]
-    ind[...] = idx.astype(ind.dtype)
-    val[...] = vals
-    w._set(w.size, w.dtype, sp=(ind, val), dn=None, nvals=len(idx))
-    return w
 
 
 # ---------------------------------------------------------------- method forms
