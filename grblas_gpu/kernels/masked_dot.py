@@ -63,7 +63,7 @@ HASH_B_RATIO = 8
 
 
 def dot(a, b, mi, mj, mult, mon):
-    """a: rows of A (Operand), b: columns of B (Operand, index = row of B); mi, mj: the mask
+    """a: rows of A, b: columns of B (index = row of B), both Compressed; mi, mj: the mask
     entries' rows and columns. Returns (present bool[len(mi)], values mon.type[len(mi)])."""
     memory.require(len(mi) * (1 + mon.type.np_type.itemsize) * 2, "masked dot outputs")
     present = xp.zeros(len(mi), dtype=bool)

@@ -1,6 +1,7 @@
-"""The operands of a matrix-vector product (pull and push), and what both kernels share.
+"""The kernels' operand records, and what the matrix-vector kernels (pull and push) share.
 
-Records: B as a :class:`Compressed` operand (by rows for a pull, by columns for a push),
+Records: a matrix as a :class:`Compressed` operand (every product family's: by rows for a
+pull or SpGEMM's A, by columns for a push or the masked dot's B),
 u as a :class:`DenseOperand` (values + bitmap) or a :class:`SparseOperand` (sorted indices),
 the mask as a :class:`DenseMask`, and the typed semiring with the product's order as a
 :class:`Product`. NumPy helpers over them (the mask as a bool array, operand values, ⊗ over
@@ -27,15 +28,34 @@ __all__ = ["Compressed", "DenseOperand", "SparseOperand", "DenseMask", "Product"
 
 
 class Compressed(NamedTuple):
-    """B by rows (pull) or by columns (push): vector v spans idx[ptr[v]:ptr[v+1]].
-    ``values`` None: every value is ``iso`` (iso or structure-only B, or values ⊗ ignores)."""
+    """A matrix by rows or by columns (every product kernel's matrix operand: pull, push,
+    SpGEMM, masked dot): vector v spans idx[ptr[v]:ptr[v+1]], indices sorted within it.
+    ``values`` None: every value is ``iso`` (iso or structure-only, or values ⊗ ignores)."""
     ptr: Any
     idx: Any
     values: Any
     iso: Any
     dtype: Any  # DataType of values / iso
-    full_width: int = 0  # > 0: B is full, every vector holds this many entries, idx[p] is
-    #                      p's offset in its vector (pull computes it and never reads idx)
+    full_width: int = 0  # > 0: every vector holds this many entries, idx[p] is p's offset
+    #                      in its vector (pull computes it and never reads idx)
+    # (matrix, key): where this operand's shape (kernels.structured) is kept with the matrix
+    # it was read from, so it is read from the device once per content
+    shape_memo: Any = None
+
+    @property
+    def n(self):
+        """The number of vectors."""
+        return len(self.ptr) - 1
+
+    @property
+    def lengths(self):
+        return self.ptr[1:] - self.ptr[:-1]
+
+    def values_at(self, pos, dtype):
+        """Values at positions pos (an iso value broadcast)."""
+        if self.values is not None:
+            return self.values[pos]
+        return xp.full(len(pos), self.iso, dtype=dtype.np_type)
 
 
 class DenseOperand(NamedTuple):

@@ -1,17 +1,15 @@
 """SpGEMM kernels: T = A ⊕.⊗ B, T(i,j) = ⊕_k A(i,k) ⊗ B(k,j) over the k where both exist.
 
-Operands arrive as :class:`Operand` (compressed rows: offsets, sorted indices, values cast
-to the semiring's input type or None for an iso value). ``row_flops`` counts the products
-of each row of T, the first thing every method needs: flops(i) = Σ_{k ∈ A(i,:)} |B(k,:)|.
+Operands arrive as :class:`~grblas_gpu.kernels.operands.Compressed` (compressed rows:
+offsets, sorted indices, values cast to the semiring's input type or None for an iso value).
+``row_flops`` counts the products of each row of T, the first thing every method needs:
+flops(i) = Σ_{k ∈ A(i,:)} |B(k,:)|.
 
 NumPy: ESC (expand, sort, compress) over chunks of rows of at most ESC_CHUNK_FLOPS
 products: gather the products of a chunk, sort them by (row, column), fold runs of equal
 keys with the monoid. Every saxpy method (GUSTAVSON, HASH) runs this kernel under NumPy;
 they differ only under CuPy (``spgemm_cuda``).
 """
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
 from .. import backend
@@ -22,35 +20,10 @@ from .segment import segment_reduce
 
 xp = backend.xp
 
-__all__ = ["Operand", "row_flops", "spgemm", "ESC_CHUNK_FLOPS"]
+__all__ = ["row_flops", "spgemm", "ESC_CHUNK_FLOPS"]
 
 # products gathered at once by the NumPy kernel (~50 bytes each of temporaries)
 ESC_CHUNK_FLOPS = 1 << 22
-
-
-@dataclass(frozen=True)
-class Operand:
-    """Compressed rows (or columns): ptr (n+1 offsets), idx (sorted within each segment),
-    vals (one per entry, in the semiring's input type) or None with iso (a scalar)."""
-
-    ptr: Any
-    idx: Any
-    vals: Any
-    iso: Any
-    n: int  # number of segments
-    # (matrix, key): where this operand's shape (kernels.structured) is kept with the matrix
-    # it was read from, so it is read from the device once per content
-    shape_memo: Any = None
-
-    @property
-    def lengths(self):
-        return self.ptr[1:] - self.ptr[:-1]
-
-    def values_at(self, pos, dtype):
-        """Values at positions pos (an iso value broadcast)."""
-        if self.vals is not None:
-            return self.vals[pos]
-        return xp.full(len(pos), self.iso, dtype=dtype.np_type)
 
 
 def row_flops(a, b_lengths):

@@ -35,7 +35,7 @@ xp = backend.xp
 SPA_BLOCKS_PER_SM = 2        # persistent GUSTAVSON blocks (each owns a dense accumulator)
 
 def spgemm(a, b, nrows, ncols, mult, mon, flops, method):
-    """(indptr int64, indices, values) of T = A ⊕.⊗ B; a, b: kernels.spgemm.Operand (rows of
+    """(indptr int64, indices, values) of T = A ⊕.⊗ B; a, b: kernels.operands.Compressed (rows of
     A and of B, same index type within each); flops: int64 per row of A. The output's index
     type is int32 unless its dimensions or entry count need int64."""
     x, z = mult.type, mon.type

@@ -36,7 +36,8 @@ from ..errors import DimensionMismatch, InvalidValue, NotSupported
 from .. import memory
 from ..kernels import masked_dot
 from ..kernels.compact import compact
-from ..kernels.spgemm import Operand, row_flops, spgemm
+from ..kernels.operands import Compressed
+from ..kernels.spgemm import row_flops, spgemm
 from ..kernels.structured import SHAPE_KEYS, structured_product
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
@@ -198,8 +199,8 @@ def _operand(M, transpose, structure, x):
     else:
         iso = M._iso if vals is None else 0
     vals = None if vals is None else cast(vals, x, xp)
-    return Operand(ptr, idx, vals, cast_scalar(iso, x), len(ptr) - 1,
-                   (M, SHAPE_KEYS[bool(transpose)]))
+    return Compressed(ptr, idx, vals, cast_scalar(iso, x), x,
+                      shape_memo=(M, SHAPE_KEYS[bool(transpose)]))
 
 
 def _lengths(M, transpose):
