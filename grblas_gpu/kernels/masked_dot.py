@@ -14,17 +14,15 @@ fold the matches per entry with the monoid. Chunked by DOT_CHUNK lookups.
 CuPy: most entries go to the hash walk: a warp takes 32 consecutive entries, puts each row
 A(i,:) they share (|A(i,:)| <= HASH_A_MAX) into a shared-memory hash table once, and walks
 each entry's B(:,j) with all its lanes, probing the table (B(:,j) not much longer than
-A(i,:): HASH_B_RATIO, HASH_B_MAX). On R-MAT scale 18's degree-oriented L·Lᵀ⟨L⟩ (96% of the
-entries) it took the masked product from 3.91 to 2.99 ms (H100, one process): it walks twice the
-indices the searches below visit (Σ|B(:,j)| against Σ min), but with coalesced loads and
-one 16-byte shared-memory probe each instead of chains of dependent loads. The rest, one
+A(i,:): HASH_B_RATIO, HASH_B_MAX). It walks more indices than the searches below visit
+(Σ|B(:,j)| against Σ min), but with coalesced loads and one 16-byte shared-memory probe each
+instead of chains of dependent loads. The rest, one
 mask entry at a time: a thread merges the two lists when they are short together
 (|A(i,:)| + |B(:,j)| <= DOT_THREAD_MAX); otherwise a group of DOT_GROUP lanes (a warp once
 the shorter list is longer than DOT_WARP_MIN) takes the shorter list's indices and
 binary-searches the longer; neighbouring groups hold neighbouring entries of one mask row,
 so the row of A they search stays in L1. All stop early once the monoid's terminal value
-is reached (for ANY: at the first match). (A warp per mask row holding A(i,:) in shared
-memory was tried: slower on R-MAT, its long rows made tails.) The kernels are compiled
+is reached (for ANY: at the first match). The kernels are compiled
 into the same module as the SpGEMM kernels (kernels.mxm_module.module: one compilation
 per semiring, types and index types serves both).
 """
@@ -188,8 +186,7 @@ def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
 # one-thread merge (|A(i,:)| + |B(:,j)| <= DOT_THREAD_MAX), 3 a warp (the shorter list longer
 # than DOT_WARP_MIN), 2 a group of DOT_GROUP lanes; 0 (none) when a list is empty. Each kind
 # is listed in entry order (compact.positions): neighbouring groups then share a mask row,
-# and a hash warp's 32 entries share few rows. Ten CuPy passes and three nonzero calls took
-# ~0.6 ms at 7.6M entries.
+# and a hash warp's 32 entries share few rows. One kernel instead of a chain of CuPy passes.
 _KINDS = r"""
 typedef ${IA} IA;
 typedef ${IB} IB;
