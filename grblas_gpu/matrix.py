@@ -584,11 +584,13 @@ class Matrix(MaskableMixin):
         from .operations.kronecker import kronecker_method
         return kronecker_method(self, other, op)
 
-    def _diag_of(v, k=0):  # Matrix.diag(v, k): a Matrix with v on diagonal k
+    def _diag_of(v, k=0):
+        """Matrix.diag(v, k=0): a Matrix with v on diagonal k."""
         from .operations.diag import matrix_diag
         return matrix_diag(v, k)
 
-    def _diagonal(self, k=0):  # A.diag(k): diagonal k of A as a Vector
+    def _diagonal(self, k=0):
+        """A.diag(k=0): diagonal k of A as a Vector."""
         from .operations.diag import vector_diag
         return vector_diag(self, k)
 

@@ -556,11 +556,13 @@ class Vector(MaskableMixin):
 
     reduce = reduce_scalar  # python-graphblas's name for a Vector
 
-    def _diag_of(A, k=0):  # Vector.diag(A, k): diagonal k of A
+    def _diag_of(A, k=0):
+        """Vector.diag(A, k=0): diagonal k of A."""
         from .operations.diag import vector_diag
         return vector_diag(A, k)
 
-    def _diagonal(self, k=0):  # v.diag(k): a Matrix with v on diagonal k
+    def _diagonal(self, k=0):
+        """v.diag(k=0): a Matrix with v on diagonal k."""
         from .operations.diag import matrix_diag
         return matrix_diag(self, k)
 
