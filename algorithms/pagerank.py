@@ -278,10 +278,7 @@ def _check_nonempty(n):
 
 def _diag(r):
     """The diagonal matrix of a vector."""
-    if hasattr(gg.Matrix, "diag"):
-        return gg.Matrix.diag(r)
-    idx, vals = r.to_coo(device=True)
-    return gg.Matrix.from_coo(idx, idx, vals, nrows=r.size, ncols=r.size, dtype=r.dtype)
+    return gg.Matrix.diag(r)
 
 
 def _check_parameters(alpha, tolerance, max_iter):

@@ -24,7 +24,7 @@ import numpy as np
 import grblas_gpu as gg
 from grblas_gpu import backend
 from grblas_gpu.generate import rmat
-from grblas_gpu.kernels import spmv
+from grblas_gpu.kernels import operands, pull_plans
 
 from .run import pipelined, suitesparse, timed
 
@@ -211,7 +211,7 @@ def _push_stages(M, u, sr, visited, n, reps):
     from grblas_gpu.kernels import spmspv
 
     mxv_mod = _mxv_module()
-    prod = spmv.Product(gg.operators.semiring(sr, u.dtype, M.dtype), False)
+    prod = operands.Product(gg.operators.semiring(sr, u.dtype, M.dtype), False)
     B = mxv_mod._compressed(M, True, False, prod.reads[0])
     uo = mxv_mod._sparse_operand(u, False, prod.reads[1])
     dm = mxv_mod._dense_mask(~visited.S, n)
@@ -229,7 +229,7 @@ def _push_stages(M, u, sr, visited, n, reps):
 
 def tune(scale=22, reps=10, widths=(2, 4, 8), unrolls=(1,), passes=(2, 4, 8), chunks=(2048,),
          halves=(512, 1024, 2048)):
-    """Pull times over spmv's knobs: for the row kernel (any_pair, lanes per row, vectors per
+    """Pull times over kernels.pull_plans' knobs: for the row kernel (any_pair, lanes per row, vectors per
     lane per pass, short-row passes), for the stream kernel (plus_times, min_plus: the
     stretch of entries a block reads), and the long-row chunk of both."""
     A, S = graph(scale)
@@ -238,11 +238,11 @@ def tune(scale=22, reps=10, widths=(2, 4, 8), unrolls=(1,), passes=(2, 4, 8), ch
     rows = []
 
     def sweep(knobs, settings, cases):
-        saved = [getattr(spmv, k) for k in knobs]
+        saved = [getattr(pull_plans, k) for k in knobs]
         try:
             for setting in settings:
                 for k, v in zip(knobs, setting):
-                    setattr(spmv, k, v)
+                    setattr(pull_plans, k, v)
                 label = " ".join(f"{k.strip('_').lower()}={v}" for k, v in zip(knobs, setting))
                 for name, M, u in cases:
                     w = gg.Vector(u.dtype, A.nrows)
@@ -250,9 +250,9 @@ def tune(scale=22, reps=10, widths=(2, 4, 8), unrolls=(1,), passes=(2, 4, 8), ch
                     rows.append(_row("tune", scale, A, label, name, secs))
         finally:
             for k, v in zip(knobs, saved):
-                setattr(spmv, k, v)
+                setattr(pull_plans, k, v)
 
-    sweep(("_WIDTH_OVERRIDE", "UNROLL", "SHORT_PASSES", "LONG_CHUNK"),
+    sweep(("WIDTH_OVERRIDE", "UNROLL", "SHORT_PASSES", "LONG_CHUNK"),
           itertools.product(widths, unrolls, passes, chunks), [("any_pair[BOOL]", S, xb)])
     sweep(("STREAM_HALF", "LONG_CHUNK"), itertools.product(halves, chunks),
           [("plus_times", A, x), ("min_plus", A, x)])

@@ -101,7 +101,7 @@ def set_csr(A, indptr, indices=None, values=None, *, nrows=None, ncols=None, dty
 
 
 def _attach_offsets(A, buf, nrows, ncols, dtype):
-    from .matrix import Matrix
+    Matrix = type(A)  # (this module sits below matrix.py: the class comes with A)
 
     nrows = A.nrows if nrows is None else check_dim(nrows, "nrows")
     ncols = A.ncols if ncols is None else check_dim(ncols, "ncols")
@@ -139,7 +139,7 @@ def _storage(A):
 
 def _adopt(A, indptr, indices, values, nrows, ncols, dtype):
     """A's content becomes the CSR arrays (validated; shared when they can be)."""
-    from .matrix import Matrix
+    Matrix = type(A)  # (this module sits below matrix.py: the class comes with A)
 
     ncols = A.ncols if ncols is None else ncols
     M = Matrix.from_csr(indptr, indices, values, ncols=ncols, dtype=dtype)
@@ -164,7 +164,7 @@ def get_csr(A):
 def set_csc(A, indptr, indices, values=None, *, nrows=None, ncols=None, dtype=None):
     """A's content from CSC arrays; the CSR form is built, and the caller's arrays become A's
     cached CSC form (shared when they can be)."""
-    from .matrix import Matrix
+    Matrix = type(A)  # (this module sits below matrix.py: the class comes with A)
 
     nrows = A.nrows if nrows is None else nrows
     At = Matrix.from_csr(indptr, indices, values, ncols=nrows, dtype=dtype)  # validates, as Aᵀ

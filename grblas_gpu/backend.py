@@ -54,9 +54,8 @@ def asarray(a, dtype=None):
 def to_device(*arrays):
     """Host (NumPy) arrays as arrays of the backend, by one transfer under CuPy: their bytes
     packed into a pinned staging buffer (each at a 16-byte boundary) and copied by one
-    asynchronous copy, each array a view of its part. (A copy from pageable memory,
-    cupy.asarray, cost ~27 µs of host time on the H100 machine here, one from pinned memory
-    4 µs: a 1-entry vector's indices and values sent apart took a BFS's start 100 µs.)"""
+    asynchronous copy, each array a view of its part (a copy from pageable memory costs
+    several times the host time of one from pinned memory, per array)."""
     if not is_gpu:
         return arrays
     arrays = [numpy.ascontiguousarray(a) for a in arrays]
@@ -122,8 +121,7 @@ def to_scalar(a):
 
 
 # How many flags of a bool array are set: what a Vector's count reads. CuPy's count_nonzero
-# runs two CUB passes and spent 50-80 µs of host time a call (a BFS counts its frontier
-# every pull level); this is one launch (one 16-byte load per thread and step, its nonzero
+# runs two CUB passes and costs far more host time a call; this is one launch (one 16-byte load per thread and step, its nonzero
 # bytes counted with __popc, an atomic per block) and one read.
 _COUNT_SOURCE = r"""
 // the bytes of w that are not 0 (a bool written by any kernel counts, whatever its bits)
@@ -182,9 +180,9 @@ def count_true(flags):
 
 
 # The row of every entry of a compressed-row structure (what index operators, COO views
-# and CSC construction need). A searchsorted of every position in the offsets took 200 µs
-# for 7.6M entries; a warp per row writing its row number over its range takes ~15 µs
-# (a thread per row when rows are short: a warp would idle its lanes).
+# and CSC construction need): a warp per row writes its row number over its range (a thread
+# per row when rows are short: a warp would idle its lanes), rather than a searchsorted of
+# every position in the offsets.
 _ROW_IDS_SOURCE = r"""
 template <typename P, typename R>
 __device__ void row_ids(const P* __restrict__ ptr, long long nrows, R* __restrict__ rows,

@@ -10,7 +10,7 @@ import re
 import sys
 import time
 
-from . import backend
+from . import backend, operators
 from .cli_errors import EXIT_CODES_HELP, ArgumentParser, Failure, UsageError, check_writable
 from .cli_errors import run_main
 
@@ -56,8 +56,7 @@ def _cmd_info(args):
 
     info = backend.device_info()
     try:
-        import semirings
-
+        semirings = operators.catalog()
         info["semirings"] = len(semirings.catalog()) if hasattr(semirings, "catalog") else None
     except ImportError:  # pragma: no cover
         pass

@@ -11,6 +11,7 @@ import numpy as np
 from . import backend
 from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, check_same_length,
                         index_dtype, is_index_collection, values_and_dtype, values_array)
+from .descriptor import Method
 from .errors import IndexOutOfBounds, InvalidValue, NotSupported
 from . import memory
 from .mask import MaskableMixin
@@ -43,6 +44,19 @@ def _check_pointer_length(n, what):
                            f"storage, which grblas_gpu does not implement (limit {MAX_POINTER_LENGTH - 1})")
     if n >= _OFFSETS_CHECKED_FROM:
         memory.require(8 * (n + 1), f"the {n + 1} offsets of {what} = {n}")
+
+
+class ClassOrInstance:
+    """A method that is one function on the class (``Matrix.diag(v, k)``) and another on an
+    instance (``A.diag(k)``)."""
+
+    def __init__(self, on_class, on_instance, doc):
+        self.on_class, self.on_instance, self.__doc__ = on_class, on_instance, doc
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self.on_class
+        return lambda k=0: self.on_instance(obj, k)
 
 
 class Matrix(MaskableMixin):
@@ -487,6 +501,122 @@ class Matrix(MaskableMixin):
 
     def __eq__(self, other):
         raise InvalidValue("use A.isequal(B) to compare matrices (== is not defined)")
+
+    # ------------------------------------------------------------------ operations
+    # Each method runs the operation it names (imported in the body: grblas_gpu.operations
+    # sits above the containers; tests/test_layering.py) and returns a new object, except
+    # assign and subassign (in place).
+    def mxm(self, other, semiring="plus_times", *, mask=None, accum=None, desc=None,
+            method=Method.AUTO):
+        """A new Matrix T = A ⊕.⊗ B in the semiring's output type."""
+        from .operations.mxm import mxm_method
+        return mxm_method(self, other, semiring, mask=mask, accum=accum, desc=desc, method=method)
+
+    def mxv(self, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
+            direction=None):
+        """A new Vector w = A ⊕.⊗ u in the semiring's output type."""
+        from .operations.mxv import mxv_method
+        return mxv_method(self, u, semiring, mask=mask, accum=accum, desc=desc,
+                          direction=direction)
+
+    def __matmul__(self, other):
+        """A @ B = A.mxm(B, plus_times); A @ u = A.mxv(u, plus_times)."""
+        from .operations.mxm import matmul
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):  # x @ A for an x that is no GraphBLAS object
+        raise InvalidValue(f"x @ A needs a Matrix or a Vector x, got {type(other).__name__}")
+
+    # NumPy operators (array @ A, array + A) defer to this class instead of reading it as an
+    # object array, so an array operand meets the InvalidValue above
+    __array_ufunc__ = None
+
+    def ewise_add(self, other, op=None):
+        """A new object: A ⊕ B over the union (default op 'plus')."""
+        from .operations.ewise import ewise_method
+        return ewise_method("add", self, other, op)
+
+    def ewise_mult(self, other, op=None):
+        """A new object: A ⊗ B over the intersection (default op 'times')."""
+        from .operations.ewise import ewise_method
+        return ewise_method("mult", self, other, op)
+
+    def ewise_union(self, other, op, left_default, right_default):
+        """A new object: ewise_union(A, left_default, B, right_default, op)."""
+        from .operations.ewise import ewise_method
+        return ewise_method("union", self, other, op, left_default, right_default)
+
+    def apply(self, op, right=None, *, left=None, thunk=None):
+        """A new object: f(A) (unary), f(left, A), f(A, right), or f(A, i, j, thunk)."""
+        from .operations.apply import apply_method
+        return apply_method(self, op, right, left=left, thunk=thunk)
+
+    def select(self, op, thunk=None):
+        """A new object: the entries where f(a, i, j, thunk) is true."""
+        from .operations.select import select_method
+        return select_method(self, op, thunk)
+
+    def tril(self, k=0):
+        """The entries on and below diagonal k (j <= i + k)."""
+        return self.select("tril", k)
+
+    def triu(self, k=0):
+        """The entries on and above diagonal k (j >= i + k)."""
+        return self.select("triu", k)
+
+    def reduce_rowwise(self, op="plus"):
+        """A new Vector: ⊕ over each row with entries."""
+        from .operations.reduce import reduce_rowwise_method
+        return reduce_rowwise_method(self, op)
+
+    def reduce_columnwise(self, op="plus"):
+        """A new Vector: ⊕ over each column with entries."""
+        from .operations.reduce import reduce_columnwise_method
+        return reduce_columnwise_method(self, op)
+
+    def reduce_scalar(self, op="plus", *, accum=None, initial=None):
+        """⊕ over every entry, as a NumPy scalar (the identity when there are none)."""
+        from .operations.reduce import reduce_scalar_method
+        return reduce_scalar_method(self, op, accum=accum, initial=initial)
+
+    def kronecker(self, other, op="times"):
+        """A new Matrix: kron(A, B) with ⊗ = op."""
+        from .operations.kronecker import kronecker_method
+        return kronecker_method(self, other, op)
+
+    def _diag_of(v, k=0):
+        """Matrix.diag(v, k=0): a Matrix with v on diagonal k."""
+        from .operations.diag import matrix_diag
+        return matrix_diag(v, k)
+
+    def _diagonal(self, k=0):
+        """A.diag(k=0): diagonal k of A as a Vector."""
+        from .operations.diag import vector_diag
+        return vector_diag(self, k)
+
+    diag = ClassOrInstance(_diag_of, _diagonal, "Matrix.diag(v, k=0): a Matrix with v on "
+                           "diagonal k; A.diag(k=0): diagonal k of A as a Vector.")
+
+    def extract(self, rows, cols, *, mask=None, desc=None, dtype=None):
+        """A(rows, cols) as a new Matrix (a Vector when rows or cols is one int)."""
+        from .operations.extract import matrix_extract
+        return matrix_extract(self, rows, cols, mask=mask, desc=desc, dtype=dtype)
+
+    def _getitem_many(self, key):  # A[I, J], A[i, J], A[I, j]
+        return self.extract(*key)
+
+    def assign(self, value, rows, cols, *, mask=None, accum=None, desc=None):
+        """In place: self⟨mask⟩(rows, cols) = accum(self(rows, cols), value). Returns self."""
+        from .operations.assign import assign
+        return assign(self, value, rows, cols, mask=mask, accum=accum, desc=desc)
+
+    def subassign(self, value, rows, cols, *, mask=None, accum=None, desc=None):
+        """In place: self(rows, cols)⟨mask⟩ = accum(self(rows, cols), value). Returns self."""
+        from .operations.assign import subassign
+        return subassign(self, value, rows, cols, mask=mask, accum=accum, desc=desc)
+
+    def _setitem_many(self, key, value):  # C[I, J] = A: subassign without a mask
+        self.subassign(value, *key)
 
 
 # ---------------------------------------------------------------------- helpers

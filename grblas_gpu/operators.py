@@ -13,6 +13,13 @@ def _semirings():
     return semirings
 
 
+def catalog():
+    """The ``semirings`` package, for engine modules that look operators up by kind or name
+    (index-unary operators, BOOL equivalents, the CLI's count): every engine import of it
+    goes through here."""
+    return _semirings()
+
+
 def semiring(op, t1, t2):
     return _semirings().resolve_semiring(op, t1, t2)
 

@@ -57,7 +57,7 @@ its own, so other threads keep running operations. Replay calls hold ``Replay.lo
 a loop of them holds it throughout (PageRank), so device loops from several threads run
 one after another. A Replay is used by one thread at a time, like any object it writes;
 where fn runs products, replay it from the thread that recorded it (the recording holds
-that thread's spmv scratch: grblas_gpu.kernels.spmv._per_thread).
+that thread's spmv scratch: grblas_gpu.kernels.common.per_thread).
 """
 import threading
 

@@ -4,6 +4,7 @@ The view holds only its parent; nothing is computed until an operation reads it
 (operations treat ``A.T`` as A with its transpose flag flipped, so a transposing
 descriptor and a view cancel) or ``A.T.new()`` materialises Aᵀ (one CSC build, cached on A).
 """
+from .descriptor import Method
 from .errors import InvalidValue
 
 __all__ = ["TransposedMatrix"]
@@ -46,3 +47,75 @@ class TransposedMatrix:
 
     def __bool__(self):
         raise InvalidValue("the truth value of a Matrix is ambiguous; use A.nvals or isequal")
+
+    # ------------------------------------------------------------------ operations
+    # (as Matrix's: each runs the operation it names on the view, which operations read as
+    # the parent with its transpose flag flipped)
+    def mxm(self, other, semiring="plus_times", *, mask=None, accum=None, desc=None,
+            method=Method.AUTO):
+        """A new Matrix T = Aᵀ ⊕.⊗ B in the semiring's output type."""
+        from .operations.mxm import mxm_method
+        return mxm_method(self, other, semiring, mask=mask, accum=accum, desc=desc, method=method)
+
+    def mxv(self, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
+            direction=None):
+        """A new Vector w = Aᵀ ⊕.⊗ u in the semiring's output type."""
+        from .operations.mxv import mxv_method
+        return mxv_method(self, u, semiring, mask=mask, accum=accum, desc=desc,
+                          direction=direction)
+
+    def __matmul__(self, other):
+        from .operations.mxm import matmul
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):  # x @ A.T for an x that is no GraphBLAS object
+        raise InvalidValue(f"x @ A needs a Matrix or a Vector x, got {type(other).__name__}")
+
+    __array_ufunc__ = None  # (see Matrix.__array_ufunc__)
+
+    def ewise_add(self, other, op=None):
+        from .operations.ewise import ewise_method
+        return ewise_method("add", self, other, op)
+
+    def ewise_mult(self, other, op=None):
+        from .operations.ewise import ewise_method
+        return ewise_method("mult", self, other, op)
+
+    def ewise_union(self, other, op, left_default, right_default):
+        from .operations.ewise import ewise_method
+        return ewise_method("union", self, other, op, left_default, right_default)
+
+    def apply(self, op, right=None, *, left=None, thunk=None):
+        from .operations.apply import apply_method
+        return apply_method(self, op, right, left=left, thunk=thunk)
+
+    def select(self, op, thunk=None):
+        from .operations.select import select_method
+        return select_method(self, op, thunk)
+
+    def tril(self, k=0):
+        return self.select("tril", k)
+
+    def triu(self, k=0):
+        return self.select("triu", k)
+
+    def reduce_rowwise(self, op="plus"):
+        from .operations.reduce import reduce_rowwise_method
+        return reduce_rowwise_method(self, op)
+
+    def reduce_columnwise(self, op="plus"):
+        from .operations.reduce import reduce_columnwise_method
+        return reduce_columnwise_method(self, op)
+
+    def reduce_scalar(self, op="plus", *, accum=None, initial=None):
+        from .operations.reduce import reduce_scalar_method
+        return reduce_scalar_method(self, op, accum=accum, initial=initial)
+
+    def kronecker(self, other, op="times"):
+        from .operations.kronecker import kronecker_method
+        return kronecker_method(self, other, op)
+
+    def diag(self, k=0):
+        """Diagonal k of Aᵀ as a Vector."""
+        from .operations.diag import vector_diag
+        return vector_diag(self, k)

@@ -14,7 +14,7 @@ from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_ran
 from .errors import IndexOutOfBounds, InvalidValue
 from . import memory
 from .mask import MaskableMixin
-from .matrix import _insert, _remove, _same_value
+from .matrix import ClassOrInstance, _insert, _remove, _same_value
 from .types import (cast, cast_scalar, check_representable, check_value_kind, lookup_dtype,
                     scalar_value)
 
@@ -584,3 +584,91 @@ class Vector(MaskableMixin):
     def __eq__(self, other):
         raise InvalidValue("use u.isequal(v) to compare vectors (== is not defined)")
 
+    # ------------------------------------------------------------------ operations
+    # Each method runs the operation it names (imported in the body: grblas_gpu.operations
+    # sits above the containers; tests/test_layering.py) and returns a new object, except
+    # assign and subassign (in place).
+    def vxm(self, A, semiring="plus_times", *, mask=None, accum=None, desc=None,
+            direction=None):
+        """A new Vector wᵀ = uᵀ ⊕.⊗ A in the semiring's output type."""
+        from .operations.mxv import vxm_method
+        return vxm_method(self, A, semiring, mask=mask, accum=accum, desc=desc,
+                          direction=direction)
+
+    def __matmul__(self, other):
+        """u @ A = u.vxm(A, plus_times)."""
+        from .operations.mxv import vector_matmul
+        return vector_matmul(self, other)
+
+    def __rmatmul__(self, other):
+        """A @ u for operands whose own __matmul__ declined (an A.T view)."""
+        from .operations.mxv import vector_rmatmul
+        return vector_rmatmul(self, other)
+
+    __array_ufunc__ = None  # (see Matrix.__array_ufunc__)
+
+    def ewise_add(self, other, op=None):
+        """A new Vector: u ⊕ v over the union (default op 'plus')."""
+        from .operations.ewise import ewise_method
+        return ewise_method("add", self, other, op)
+
+    def ewise_mult(self, other, op=None):
+        """A new Vector: u ⊗ v over the intersection (default op 'times')."""
+        from .operations.ewise import ewise_method
+        return ewise_method("mult", self, other, op)
+
+    def ewise_union(self, other, op, left_default, right_default):
+        """A new Vector: ewise_union(u, left_default, v, right_default, op)."""
+        from .operations.ewise import ewise_method
+        return ewise_method("union", self, other, op, left_default, right_default)
+
+    def apply(self, op, right=None, *, left=None, thunk=None):
+        """A new Vector: f(u) (unary), f(left, u), f(u, right), or f(u, i, 0, thunk)."""
+        from .operations.apply import apply_method
+        return apply_method(self, op, right, left=left, thunk=thunk)
+
+    def select(self, op, thunk=None):
+        """A new Vector: the entries where f(u, i, 0, thunk) is true."""
+        from .operations.select import select_method
+        return select_method(self, op, thunk)
+
+    def reduce_scalar(self, op="plus", *, accum=None, initial=None):
+        """⊕ over every entry, as a NumPy scalar (the identity when there are none)."""
+        from .operations.reduce import reduce_scalar_method
+        return reduce_scalar_method(self, op, accum=accum, initial=initial)
+
+    reduce = reduce_scalar  # python-graphblas's name for a Vector
+
+    def _diag_of(A, k=0):
+        """Vector.diag(A, k=0): diagonal k of A."""
+        from .operations.diag import vector_diag
+        return vector_diag(A, k)
+
+    def _diagonal(self, k=0):
+        """v.diag(k=0): a Matrix with v on diagonal k."""
+        from .operations.diag import matrix_diag
+        return matrix_diag(self, k)
+
+    diag = ClassOrInstance(_diag_of, _diagonal, "Vector.diag(A, k=0): diagonal k of A; "
+                           "v.diag(k=0): a Matrix with v on diagonal k.")
+
+    def extract(self, indices, *, mask=None, desc=None, dtype=None):
+        """u(indices) as a new Vector."""
+        from .operations.extract import vector_extract
+        return vector_extract(self, indices, mask=mask, desc=desc, dtype=dtype)
+
+    def _getitem_many(self, key):  # u[I]
+        return self.extract(key)
+
+    def assign(self, value, indices, *, mask=None, accum=None, desc=None):
+        """In place: self⟨mask⟩(indices) = accum(self(indices), value). Returns self."""
+        from .operations.assign import assign
+        return assign(self, value, indices, mask=mask, accum=accum, desc=desc)
+
+    def subassign(self, value, indices, *, mask=None, accum=None, desc=None):
+        """In place: self(indices)⟨mask⟩ = accum(self(indices), value). Returns self."""
+        from .operations.assign import subassign
+        return subassign(self, value, indices, mask=mask, accum=accum, desc=desc)
+
+    def _setitem_many(self, key, value):  # w[I] = u
+        self.subassign(value, key)

@@ -38,7 +38,7 @@ appends take their slots and their edge offsets with ONE 64-bit atomicAdd of
 2**33 - 1 edges). One atomic per block, not per warp: appends to one counter by every warp
 of the grid serialise (measured on the H100: listing 185K of 4M vertices took 90 µs so).
 
-NumPy: the same levels with vectorised gathers (:func:`~grblas_gpu.kernels.spmv.expand`),
+NumPy: the same levels with vectorised gathers (:func:`~grblas_gpu.kernels.common.expand`),
 on the host, one level at a time.
 """
 from string import Template
@@ -50,7 +50,7 @@ from . import launch
 from .cache import KernelKey, get_functions
 from .cuda_common import LAST_BLOCK_TO_FINISH, c_index_type
 from .mailbox import PinnedBox
-from .spmv import expand
+from .common import expand
 
 xp = backend.xp
 

@@ -141,13 +141,13 @@ def header(*, ia, ib, x, z, mult_c, add_c, any_monoid, plus):
 
 
 def value_args(op, x):
-    """(values array, index mask) kernel arguments for an Operand: an iso operand passes its
+    """(values array, index mask) kernel arguments for a Compressed operand: an iso operand passes its
     value as a one-element array and mask 0 (see value_at)."""
     import numpy as _np
     from .. import backend
 
-    if op.vals is not None:
-        return op.vals, _np.int64(-1)
+    if op.values is not None:
+        return op.values, _np.int64(-1)
     return backend.xp.full(1, op.iso, dtype=x.np_type), _np.int64(0)
 
 

@@ -14,8 +14,8 @@ SuiteSparse makes) and cached by types and operators:
 
 The kernels are written as CuPy ElementwiseKernel bodies (parameters by NumPy type, ``i`` the
 element's position, ``raw`` arrays indexed by hand) but compiled as grid-stride RawKernels
-(:mod:`~grblas_gpu.kernels.launch`): an ElementwiseKernel pass over 4M elements took 24 µs,
-the grid-stride loop 14 µs.
+(:mod:`~grblas_gpu.kernels.launch`), which run faster than ElementwiseKernel passes
+(benchmarks/NOTES.md).
 
 Each returns None where it does not apply (NumPy backend, an operator without a C
 expression), and the caller takes its general path, which computes the same values.

@@ -14,18 +14,16 @@ fold the matches per entry with the monoid. Chunked by DOT_CHUNK lookups.
 CuPy: most entries go to the hash walk: a warp takes 32 consecutive entries, puts each row
 A(i,:) they share (|A(i,:)| <= HASH_A_MAX) into a shared-memory hash table once, and walks
 each entry's B(:,j) with all its lanes, probing the table (B(:,j) not much longer than
-A(i,:): HASH_B_RATIO, HASH_B_MAX). On R-MAT scale 18's degree-oriented L·Lᵀ⟨L⟩ (96% of the
-entries) it took the masked product from 3.91 to 2.99 ms (H100, one process): it walks twice the
-indices the searches below visit (Σ|B(:,j)| against Σ min), but with coalesced loads and
-one 16-byte shared-memory probe each instead of chains of dependent loads. The rest, one
+A(i,:): HASH_B_RATIO, HASH_B_MAX). It walks more indices than the searches below visit
+(Σ|B(:,j)| against Σ min), but with coalesced loads and one 16-byte shared-memory probe each
+instead of chains of dependent loads. The rest, one
 mask entry at a time: a thread merges the two lists when they are short together
 (|A(i,:)| + |B(:,j)| <= DOT_THREAD_MAX); otherwise a group of DOT_GROUP lanes (a warp once
 the shorter list is longer than DOT_WARP_MIN) takes the shorter list's indices and
 binary-searches the longer; neighbouring groups hold neighbouring entries of one mask row,
 so the row of A they search stays in L1. All stop early once the monoid's terminal value
-is reached (for ANY: at the first match). (A warp per mask row holding A(i,:) in shared
-memory was tried: slower on R-MAT, its long rows made tails.) The kernels are compiled
-into the same module as the SpGEMM kernels (kernels.spgemm_cuda.module: one compilation
+is reached (for ANY: at the first match). The kernels are compiled
+into the same module as the SpGEMM kernels (kernels.mxm_module.module: one compilation
 per semiring, types and index types serves both).
 """
 import numpy as np
@@ -35,10 +33,11 @@ from ..types import cast
 from . import launch
 from .. import memory
 from .cache import KernelKey, get_functions
+from .common import expand
 from .compact import positions
 from .cuda_common import c_index_type, value_args
+from .mxm_module import HASH_SLOTS, HASH_WARPS, module
 from .segment import segment_reduce
-from .spgemm import expand
 
 xp = backend.xp
 
@@ -59,13 +58,10 @@ DOT_WARP_MIN = 128
 HASH_A_MAX = 256
 HASH_B_MAX = 1024
 HASH_B_RATIO = 8
-HASH_SLOTS = 1024
-HASH_WARPS = 4
-HASH_UNROLL = 4      # indices of B(:,j) each lane loads before probing them
 
 
 def dot(a, b, mi, mj, mult, mon):
-    """a: rows of A (Operand), b: columns of B (Operand, index = row of B); mi, mj: the mask
+    """a: rows of A, b: columns of B (index = row of B), both Compressed; mi, mj: the mask
     entries' rows and columns. Returns (present bool[len(mi)], values mon.type[len(mi)])."""
     memory.require(len(mi) * (1 + mon.type.np_type.itemsize) * 2, "masked dot outputs")
     present = xp.zeros(len(mi), dtype=bool)
@@ -129,7 +125,7 @@ def _dot_numpy(a, b, mi, mj, mult, mon, present, out):
             ents = group[start:stop]
             start = stop
             # walk the shorter list of each entry, look each index up in the longer one
-            rep, wpos = expand(walk.ptr[wseg[ents]], walk.lengths[wseg[ents]])
+            wpos, rep = expand(walk.ptr, wseg[ents])
             if len(wpos) == 0:
                 continue
             opos, ok = _find(other, okeys, ospan, oseg[ents][rep], walk.idx[wpos].astype(np.int64))
@@ -154,232 +150,7 @@ def _dot_numpy(a, b, mi, mj, mult, mon, present, out):
 
 
 # ------------------------------------------------------------------ CuPy
-# Compiled into the same module as the SpGEMM kernels (kernels.spgemm_cuda.module); one
-# instance per mask index type.
-DOT_KERNELS = r"""
-#define HAS_TERMINAL ${HAS_TERMINAL}
-
-__device__ __forceinline__ bool at_terminal(Z acc, Z terminal) {
-#if ANY_MONOID
-    return true;
-#elif HAS_TERMINAL
-    return acc == terminal;
-#else
-    return false;
-#endif
-}
-
-// every dot kernel's parameters (the launcher passes the same arguments to each kind)
-#define DOT_PARAMS(IM) const IA* __restrict__ Ap, const IA* __restrict__ Aj, \
-        const X* __restrict__ Ax, long long am, const IB* __restrict__ Bp, \
-        const IB* __restrict__ Bi, const X* __restrict__ Bx, long long bm, \
-        const IM* __restrict__ mi, const IM* __restrict__ mj, \
-        const long long* __restrict__ ents, long long n, Z terminal, Z* __restrict__ out, \
-        bool* __restrict__ present
-#define DOT_ARGS Ap, Aj, Ax, am, Bp, Bi, Bx, bm, mi, mj, ents, n, terminal, out, present
-
-// one thread per mask entry: merge the two sorted lists
-template <typename IM>
-__device__ void dot_thread(DOT_PARAMS(IM)) {
-    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= n) return;
-    const long long e = ents[t];
-    long long pa = Ap[mi[e]], ea = Ap[mi[e] + 1], pb = Bp[mj[e]], eb = Bp[mj[e] + 1];
-    bool has = false;
-    Z acc = Z();
-    while (pa < ea && pb < eb) {
-        const long long ka = Aj[pa], kb = Bi[pb];
-        if (ka < kb) { ++pa; continue; }
-        if (kb < ka) { ++pb; continue; }
-        const Z v = mult_op(value_at(Ax, pa, am), value_at(Bx, pb, bm), (long long)mi[e], ka,
-                            (long long)mj[e]);
-        acc = has ? add_op(acc, v) : v;
-        has = true;
-        if (at_terminal(acc, terminal)) break;
-        ++pa; ++pb;
-    }
-    present[e] = has;
-    if (has) out[e] = acc;
-}
-
-// V lanes per mask entry (aligned groups of a warp): the lanes take the shorter list's
-// indices and binary-search the longer one. Neighbouring groups hold neighbouring entries
-// (of one mask row, mostly), so the row of A they search stays in L1.
-template <int V, typename IM>
-__device__ void dot_group(DOT_PARAMS(IM)) {
-    const long long g = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / V;
-    const int lane = threadIdx.x & 31;
-    const int l = lane & (V - 1);
-    const unsigned gmask = (V == 32) ? FULL_MASK
-                                     : (((1u << (V & 31)) - 1u) << (lane & ~(V - 1)));
-    if (((long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31)) / V >= n)
-        return;  // the whole warp is past the end (no lane takes part in the shuffles)
-    long long e = -1, s0 = 0, s1 = 0, l0 = 0, l1 = 0;
-    bool a_short = true;
-    if (g < n) {
-        e = ents[g];
-        const long long pa = Ap[mi[e]], ea = Ap[mi[e] + 1], pb = Bp[mj[e]], eb = Bp[mj[e] + 1];
-        a_short = (ea - pa) <= (eb - pb);
-        s0 = a_short ? pa : pb; s1 = a_short ? ea : eb;
-        l0 = a_short ? pb : pa; l1 = a_short ? eb : ea;
-    }
-    bool has = false;
-    Z acc = Z();
-    long long found = l1;
-    for (long long base = s0; base < s1; base += V) {
-        const long long s = base + l;
-        if (s < s1) {
-            const long long k = a_short ? (long long)Aj[s] : (long long)Bi[s];
-            long long lo = l0, hi = l1;
-            while (lo < hi) {
-                const long long mid = (lo + hi) >> 1;
-                const long long km = a_short ? (long long)Bi[mid] : (long long)Aj[mid];
-                if (km < k) lo = mid + 1; else hi = mid;
-            }
-            const long long km = lo < l1 ? (a_short ? (long long)Bi[lo] : (long long)Aj[lo]) : -1;
-            if (km == k) {
-                const Z v = a_short
-                    ? mult_op(value_at(Ax, s, am), value_at(Bx, lo, bm), (long long)mi[e], k, (long long)mj[e])
-                    : mult_op(value_at(Ax, lo, am), value_at(Bx, s, bm), (long long)mi[e], k, (long long)mj[e]);
-                acc = has ? add_op(acc, v) : v;
-                has = true;
-            }
-            found = lo;
-        }
-        if (__any_sync(gmask, has && at_terminal(acc, terminal))) break;
-        // the next round's indices exceed this round's last: its searches start where the
-        // group's last lane stopped (the longer list narrows as the shorter one is walked)
-        l0 = __shfl_sync(gmask, found, V - 1, V);
-    }
-    for (int off = V / 2; off > 0; off >>= 1) {
-        const Z other = shfl_down_z(acc, off);
-        const int other_has = __shfl_down_sync(FULL_MASK, (int)has, off);
-        if (other_has) { acc = has ? add_op(acc, other) : other; has = true; }
-    }
-    if (l == 0 && e >= 0) {
-        present[e] = has;
-        if (has) out[e] = acc;
-    }
-}
-
-// A warp per 32 consecutive entries of the hash kind (|A(i,:)| <= HASH_SLOTS / 4). For each
-// run of entries sharing a row i, A(i,:) goes into the warp's shared-memory hash table
-// (column -> position); then each entry's B(:,j) is walked by the whole warp, a lane per
-// index, probing the table: |B(:,j)| coalesced loads and shared-memory probes instead of
-// min(|A(i,:)|, |B(:,j)|) binary searches, each a chain of dependent loads. The table has
-// buckets of 4 slots, at least one bucket per key, filled slot after slot: a probe is one
-// 16-byte load, and reads the next bucket only when the whole bucket is taken (rare), so
-// the lanes of a warp seldom wait on one another's probe chains.
-#define HASH_WARPS ${HASH_WARPS}
-#define HASH_SLOTS ${HASH_SLOTS}
-#define HASH_UNROLL ${HASH_UNROLL}
-__device__ __forceinline__ unsigned hash_bucket(int k, int bits) {
-    return ((unsigned)k * 2654435761u) >> (32 - bits);
-}
-template <typename IM>
-__device__ void dot_hash(DOT_PARAMS(IM)) {
-    __shared__ int4 buckets_s[HASH_WARPS][HASH_SLOTS / 4];
-    __shared__ unsigned short where_s[HASH_WARPS][HASH_SLOTS];
-    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const long long base = ((long long)blockIdx.x * HASH_WARPS + w) * 32;
-    if (base >= n) return;
-    const int count = (int)min(32LL, n - base);
-    int4* buckets = buckets_s[w];
-    int* keys = (int*)buckets;
-    unsigned short* where = where_s[w];
-    long long e = -1, row = -1, pb = 0;
-    int lb = 0;
-    if (lane < count) {
-        e = ents[base + lane];
-        row = mi[e];
-        pb = Bp[mj[e]];
-        lb = (int)(Bp[mj[e] + 1] - pb);
-    }
-    for (int first = 0; first < count;) {
-        const long long i = __shfl_sync(FULL_MASK, row, first);
-        const int last = first + __popc(__ballot_sync(FULL_MASK, lane < count && row == i)) - 1;
-        // A(i,:) into the table: 2^bits buckets, at least one per key (and 8)
-        const long long pa = Ap[i];
-        const int la = (int)(Ap[i + 1] - pa);
-        int bits = 3;
-        while ((1 << bits) < la) ++bits;
-        const int nb = 1 << bits;
-        __syncwarp();   // the previous run's probes are done
-        for (int b = lane; b < nb; b += 32) buckets[b] = make_int4(-1, -1, -1, -1);
-        __syncwarp();
-        for (int p = lane; p < la; p += 32) {
-            const int k = (int)Aj[pa + p];
-            for (unsigned b = hash_bucket(k, bits);; b = (b + 1) & (nb - 1)) {
-                int s = 0;
-                while (s < 4 && atomicCAS(&keys[4 * b + s], -1, k) != -1) ++s;
-                if (s < 4) { where[4 * b + s] = (unsigned short)p; break; }
-            }
-        }
-        __syncwarp();
-        for (int q = first; q <= last; ++q) {
-            const IB* __restrict__ col = Bi + __shfl_sync(FULL_MASK, pb, q);
-            const int len = __shfl_sync(FULL_MASK, lb, q);
-            const long long jq = (long long)mj[__shfl_sync(FULL_MASK, e, q)];  // (positional ⊗)
-            bool has = false;
-            Z acc = Z();
-            for (int t = lane; __any_sync(FULL_MASK, t < len); t += 32 * HASH_UNROLL) {
-                int k[HASH_UNROLL];   // all loads first: HASH_UNROLL of them in flight
-#pragma unroll
-                for (int u = 0; u < HASH_UNROLL; ++u)
-                    k[u] = t + 32 * u < len ? (int)col[t + 32 * u] : -1;
-#pragma unroll
-                for (int u = 0; u < HASH_UNROLL; ++u) {
-                    if (k[u] < 0) continue;
-                    int slot = -1;
-                    for (unsigned b = hash_bucket(k[u], bits);; b = (b + 1) & (nb - 1)) {
-                        const int4 q4 = buckets[b];
-                        slot = q4.x == k[u] ? 4 * b : q4.y == k[u] ? 4 * b + 1
-                             : q4.z == k[u] ? 4 * b + 2 : q4.w == k[u] ? 4 * b + 3 : -1;
-                        if (slot >= 0 || q4.w == -1) break;   // found, or never overflowed
-                    }
-                    if (slot >= 0) {
-                        const Z v = mult_op(value_at(Ax, pa + where[slot], am),
-                                            value_at(Bx, (col - Bi) + t + 32 * u, bm),
-                                            i, k[u], jq);
-                        acc = has ? add_op(acc, v) : v;
-                        has = true;
-                    }
-                }
-#if ANY_MONOID || HAS_TERMINAL
-                if (__any_sync(FULL_MASK, has && at_terminal(acc, terminal))) break;
-#endif
-            }
-            for (int off = 16; off > 0; off >>= 1) {
-                const Z other = shfl_down_z(acc, off);
-                const int other_has = __shfl_down_sync(FULL_MASK, (int)has, off);
-                if (other_has) { acc = has ? add_op(acc, other) : other; has = true; }
-            }
-            const long long eq = __shfl_sync(FULL_MASK, e, q);
-            if (lane == 0) {
-                present[eq] = has;
-                if (has) out[eq] = acc;
-            }
-        }
-        first = last + 1;
-    }
-}
-
-#define DOT_GROUP_INSTANCE(IM, SUFFIX, V) \
-extern "C" __global__ void dot_group##V##_##SUFFIX(DOT_PARAMS(IM)) { \
-    dot_group<V, IM>(DOT_ARGS); }
-#define DOT_INSTANCES(IM, SUFFIX) \
-extern "C" __global__ void dot_thread_##SUFFIX(DOT_PARAMS(IM)) { dot_thread<IM>(DOT_ARGS); } \
-extern "C" __global__ void dot_hash_##SUFFIX(DOT_PARAMS(IM)) { dot_hash<IM>(DOT_ARGS); } \
-DOT_GROUP_INSTANCE(IM, SUFFIX, 4) DOT_GROUP_INSTANCE(IM, SUFFIX, 8) \
-DOT_GROUP_INSTANCE(IM, SUFFIX, 16) DOT_GROUP_INSTANCE(IM, SUFFIX, 32)
-DOT_INSTANCES(int, int32)
-DOT_INSTANCES(long long, int64)
-"""
-
-
 def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
-    from .spgemm_cuda import module
-
     x, z = mult.type, mon.type
     mod = module(mult, mon, a.ptr.dtype, b.ptr.dtype)
     if mi.dtype != mj.dtype or np.dtype(mi.dtype).name not in ("int32", "int64"):
@@ -415,8 +186,7 @@ def _dot_cuda(a, b, mi, mj, mult, mon, present, out):
 # one-thread merge (|A(i,:)| + |B(:,j)| <= DOT_THREAD_MAX), 3 a warp (the shorter list longer
 # than DOT_WARP_MIN), 2 a group of DOT_GROUP lanes; 0 (none) when a list is empty. Each kind
 # is listed in entry order (compact.positions): neighbouring groups then share a mask row,
-# and a hash warp's 32 entries share few rows. Ten CuPy passes and three nonzero calls took
-# ~0.6 ms at 7.6M entries.
+# and a hash warp's 32 entries share few rows. One kernel instead of a chain of CuPy passes.
 _KINDS = r"""
 typedef ${IA} IA;
 typedef ${IB} IB;

@@ -1,55 +1,29 @@
 """SpGEMM kernels: T = A ⊕.⊗ B, T(i,j) = ⊕_k A(i,k) ⊗ B(k,j) over the k where both exist.
 
-Operands arrive as :class:`Operand` (compressed rows: offsets, sorted indices, values cast
-to the semiring's input type or None for an iso value). ``row_flops`` counts the products
-of each row of T, the first thing every method needs: flops(i) = Σ_{k ∈ A(i,:)} |B(k,:)|.
+Operands arrive as :class:`~grblas_gpu.kernels.operands.Compressed` (compressed rows:
+offsets, sorted indices, values cast to the semiring's input type or None for an iso value).
+``row_flops`` counts the products of each row of T, the first thing every method needs:
+flops(i) = Σ_{k ∈ A(i,:)} |B(k,:)|.
 
 NumPy: ESC (expand, sort, compress) over chunks of rows of at most ESC_CHUNK_FLOPS
 products: gather the products of a chunk, sort them by (row, column), fold runs of equal
 keys with the monoid. Every saxpy method (GUSTAVSON, HASH) runs this kernel under NumPy;
 they differ only under CuPy (``spgemm_cuda``).
 """
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
 from .. import backend
 from ..types import cast
 from .. import memory
+from .common import expand
 from .segment import segment_reduce
 
 xp = backend.xp
 
-__all__ = ["Operand", "row_flops", "spgemm", "expand", "ESC_CHUNK_FLOPS"]
+__all__ = ["row_flops", "spgemm", "ESC_CHUNK_FLOPS"]
 
 # products gathered at once by the NumPy kernel (~50 bytes each of temporaries)
 ESC_CHUNK_FLOPS = 1 << 22
-
-
-@dataclass(frozen=True)
-class Operand:
-    """Compressed rows (or columns): ptr (n+1 offsets), idx (sorted within each segment),
-    vals (one per entry, in the semiring's input type) or None with iso (a scalar)."""
-
-    ptr: Any
-    idx: Any
-    vals: Any
-    iso: Any
-    n: int  # number of segments
-    # (matrix, key): where this operand's shape (kernels.structured) is kept with the matrix
-    # it was read from, so it is read from the device once per content
-    shape_memo: Any = None
-
-    @property
-    def lengths(self):
-        return self.ptr[1:] - self.ptr[:-1]
-
-    def values_at(self, pos, dtype):
-        """Values at positions pos (an iso value broadcast)."""
-        if self.vals is not None:
-            return self.vals[pos]
-        return xp.full(len(pos), self.iso, dtype=dtype.np_type)
 
 
 def row_flops(a, b_lengths):
@@ -59,20 +33,6 @@ def row_flops(a, b_lengths):
         return xp.zeros(a.n, dtype=np.int64)
     per_entry = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(bdeg[a.idx])])
     return per_entry[a.ptr[1:]] - per_entry[a.ptr[:-1]]
-
-
-def expand(starts, lengths):
-    """For segments [starts[s], starts[s]+lengths[s]): (segment of each element, position)."""
-    lengths = lengths.astype(np.int64)
-    total = int(backend.to_scalar(lengths.sum())) if len(lengths) else 0
-    if backend.is_gpu:
-        ends = xp.cumsum(lengths)
-        seg = xp.searchsorted(ends, xp.arange(total), side="right")
-    else:
-        seg = np.repeat(np.arange(len(lengths)), lengths)
-        ends = np.cumsum(lengths)
-    pos = starts.astype(np.int64)[seg] + (xp.arange(total) - (ends - lengths)[seg])
-    return seg, pos
 
 
 def spgemm(a, b, ncols, mult, mon, *, method="hash", flops=None):
@@ -109,14 +69,13 @@ def _esc(a, b, ncols, mult, mon, flops):
     # running total checked chunk by chunk (the exact size is known only once computed)
     check_running = upper * entry_bytes > memory.available()
     out_r, out_c, out_v, total = [], [], [], 0
-    bdeg = b.lengths
     for r0, r1 in _chunks(flops, ESC_CHUNK_FLOPS):
         p0, p1 = int(a.ptr[r0]), int(a.ptr[r1])
         if p0 == p1:
             continue
         k = a.idx[p0:p1]
         # T(i,:) gathers B(k,:) for each A(i,k): one product per (A entry, B entry) pair
-        rep, bpos = expand(b.ptr[k], bdeg[k])
+        bpos, rep = expand(b.ptr, k)
         if len(bpos) == 0:
             continue
         arow = np.repeat(np.arange(r1 - r0, dtype=np.int64), np.diff(a.ptr[r0:r1 + 1]))

@@ -2,9 +2,9 @@
 
     T(i) = ⊕_{k ∈ u, B(i,k)} B(i,k) ⊗ u(k)      (``matrix_first``; vxm swaps ⊗'s operands)
 
-B arrives by columns (a :class:`~grblas_gpu.kernels.spmv.Compressed` over B's columns: A's
+B arrives by columns (a :class:`~grblas_gpu.kernels.operands.Compressed` over B's columns: A's
 cached CSC for B = A, A's CSR for B = Aᵀ), u as a
-:class:`~grblas_gpu.kernels.spmv.SparseOperand`; outputs the mask excludes are skipped.
+:class:`~grblas_gpu.kernels.operands.SparseOperand`; outputs the mask excludes are skipped.
 
 NumPy: expand the columns u names, products through the multiply's NumPy function, a
 stable sort by output index, ``segment_reduce``.
@@ -32,7 +32,10 @@ import numpy as np
 
 from .. import backend
 from ..vector import DENSE_THRESHOLD
-from . import launch, spmv
+from . import launch
+from .common import dummy, expand, scalar_arg
+from .operands import (DenseOperand, SparseOperand, allowed_rows, apply_product, fold_sorted,
+                       kernel_key, operand_source, operand_values)
 from .cache import get_functions
 from .cuda_common import c_index_type, fold_start
 
@@ -530,7 +533,7 @@ def _source(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
     tout = prod.tout
     kind, native = _combine_kind(prod)
     atomic, atomic_t = native or ("", "")
-    return spmv.operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u) + \
+    return operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u) + \
         Template(_PUSH).substitute(COMBINE=kind, ATOMIC=atomic, ATOMIC_T=atomic_t,
                                    SMALL=int(tout.np_type.itemsize < 4),
                                    FLOAT_MIN=int(prod.semiring.monoid.op.name == "min"),
@@ -546,7 +549,7 @@ _plans = {}  # (threads: get-then-set; two may both make a value, equal, either 
 
 def _plan(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
     kind, _ = _combine_kind(prod)
-    key = spmv.kernel_key("spmspv", "push_edges", prod, B.dtype, u.dtype, B.idx.dtype, mask,
+    key = kernel_key("spmspv", "push_edges", prod, B.dtype, u.dtype, B.idx.dtype, mask,
                           read_a, read_u, extra=(_COMBINE_NAMES[kind],
                                                  ("frontier", backend.dtype_name(fidx_dtype)),
                                                  _U_FORMS[bitmap_u]))
@@ -558,7 +561,7 @@ def _plan(prod, B, u, mask, read_a, read_u, fidx_dtype, bitmap_u):
 
 
 def _push_cuda(B, u, prod, mask, nout):
-    bitmap_u = isinstance(u, spmv.DenseOperand)
+    bitmap_u = isinstance(u, DenseOperand)
     read_a, read_u = B.values is not None, u.values is not None
     _mark("start")
     # T's values and flags (both cleared by the scan's launch), allocated before any launch
@@ -579,7 +582,7 @@ def _push_cuda(B, u, prod, mask, nout):
         if nout:
             kernel["spmspv_clear"](launch.strided_grid(nout), launch.BLOCK, clear)
         return _finish(ws, present, 0, nout)
-    d = spmv.dummy()
+    d = dummy()
     # [2 counters | offsets | the stretches' totals] (the layout the kernels' OFFSETS_IN and
     # BLOCK_SUMS_IN name), the counters zeroed by a memset of their 16 bytes
     nstretch = -(-nf // 1024)
@@ -603,8 +606,8 @@ def _push_cuda(B, u, prod, mask, nout):
         blocks = min(-(-int(est) // EDGES_PER_BLOCK) + 1, sms * launch.BLOCKS_PER_SM)
     kernel["spmspv_edges"](
         (blocks,), (EDGES_THREADS,),
-        (B.ptr, B.idx, B.values if read_a else d, spmv.scalar_arg(B.iso, B.dtype), fidx,
-         u.values if read_u else d, spmv.scalar_arg(u.iso, u.dtype), scratch, nf_arg,
+        (B.ptr, B.idx, B.values if read_a else d, scalar_arg(B.iso, B.dtype), fidx,
+         u.values if read_u else d, scalar_arg(u.iso, u.dtype), scratch, nf_arg,
          mask.bitmap if mask is not None else d,
          mask.values if (mask is not None and mask.values is not None) else d,
          plan.term, ws, present))
@@ -626,19 +629,19 @@ def _finish(ws, present, est_touched, nout):
 
 
 def _push_numpy(B, u, prod, mask, nout):
-    if isinstance(u, spmv.DenseOperand):
+    if isinstance(u, DenseOperand):
         idx = xp.nonzero(u.bitmap)[0]
-        u = spmv.SparseOperand(idx, None if u.values is None else u.values[idx], u.iso, u.dtype)
-    pos, owner = spmv.expand(B.ptr, u.indices.astype(np.int64, copy=False))
+        u = SparseOperand(idx, None if u.values is None else u.values[idx], u.iso, u.dtype)
+    pos, owner = expand(B.ptr, u.indices.astype(np.int64, copy=False))
     i = B.idx[pos].astype(np.int64)
     if mask is not None:
-        keep = spmv.allowed_rows(mask, nout)[i]
+        keep = allowed_rows(mask, nout)[i]
         pos, owner, i = pos[keep], owner[keep], i[keep]
-    a = spmv.operand_values(B, pos, prod.tin)
-    x = spmv.operand_values(u, owner, prod.tin)
-    z = spmv.apply_product(prod, a, x, i, u.indices[owner].astype(np.int64))
+    a = operand_values(B, pos, prod.tin)
+    x = operand_values(u, owner, prod.tin)
+    z = apply_product(prod, a, x, i, u.indices[owner].astype(np.int64))
     order = xp.argsort(i, kind="stable")
-    out, vals = spmv.fold_sorted(i[order], z[order], prod)
+    out, vals = fold_sorted(i[order], z[order], prod)
     return "sparse", out, vals
 
 

@@ -19,10 +19,10 @@ from .. import backend
 from ..types import cast
 from .. import memory
 from .cache import KernelKey, get_kernel
+from .common import expand
 from .compact import compact
 from .cuda_common import c_index_type
 from .elementwise import gather_binary
-from .spgemm import expand
 
 xp = backend.xp
 
@@ -72,8 +72,8 @@ def _known_shape(op):
 def _products(a, ia, b, ib, mult, mon, n):
     """T's values: mult(a[ia], b[ib]) in the monoid's type (positions None: all, in order)."""
     x, z = mult.type, mon.type
-    av = xp.asarray(a.iso, dtype=x.np_type) if a.vals is None else a.vals
-    bv = xp.asarray(b.iso, dtype=x.np_type) if b.vals is None else b.vals
+    av = xp.asarray(a.iso, dtype=x.np_type) if a.values is None else a.values
+    bv = xp.asarray(b.iso, dtype=x.np_type) if b.values is None else b.values
     # (two iso sides give one value, whatever the positions: the general path broadcasts it)
     prod = gather_binary(av, ia, bv, ib, mult, z) if av.ndim or bv.ndim else None
     if prod is not None:
@@ -127,7 +127,7 @@ def _row_gather(a, b, mult, mon):
     memory.require(int(backend.to_scalar(lengths.sum())) * (8 + z.np_type.itemsize),
                    "the product's entries")
     indptr = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(lengths)])
-    row, pos = expand(b.ptr[k], lengths)
+    pos, row = expand(b.ptr, k, lengths)
     return indptr, b.idx[pos], _products(a, first[row], b, pos, mult, mon, len(pos))
 
 
@@ -159,7 +159,7 @@ extern "C" __global__ void row_shape(const P* __restrict__ ptr, const I* __restr
 """
 
 def _shape(op):
-    """(longest row, rows holding one entry on the diagonal, empty rows) of an Operand; kept
+    """(longest row, rows holding one entry on the diagonal, empty rows) of a Compressed operand; kept
     with the matrix it came from (op.shape_memo)."""
     known = _known_shape(op)
     if known is None:

@@ -4,7 +4,8 @@ Turns what a user passes (a name, an operator, a typed operator; a Python or Num
 into what the computation needs (a typed binary operator or monoid; a NumPy scalar and its
 DataType), raising the specific GraphBLAS error before anything is changed.
 Operators come from the catalog through ``grblas_gpu.operators``; index-unary operators
-from ``semirings.indexunary``, imported at call time (semirings sits above the engine).
+from ``semirings.indexunary``, reached through grblas_gpu.operators (semirings sits above the
+engine).
 """
 import numpy as np
 
@@ -20,9 +21,7 @@ xp = backend.xp
 
 
 def _catalog():
-    import semirings
-
-    return semirings
+    return operators.catalog()
 
 
 def _lookup(name, kind):
@@ -164,8 +163,7 @@ def _no_monoid(op, binop):
 
 def indexunary(op, x_type, thunk_type):
     """A typed index-unary operator (``semirings.indexunary``)."""
-    from semirings import indexunary as iu
-
+    iu = _catalog().indexunary
     base, _ = _split(op)
     if not isinstance(op, str) and not isinstance(base, iu.IndexUnaryOp):
         raise DomainMismatch(f"{op!r} is not an index-unary operator")
@@ -173,8 +171,7 @@ def indexunary(op, x_type, thunk_type):
 
 
 def is_indexunary(op):
-    from semirings import indexunary as iu
-
+    iu = _catalog().indexunary
     base, _ = _split(op)
     if isinstance(op, str):
         try:

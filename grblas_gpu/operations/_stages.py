@@ -1,4 +1,4 @@
-"""oneMKL's multi-stage requests for a Matrix output.
+"""oneMKL's multi-stage requests, for a Matrix or a Vector output.
 
     FILL_NNZ      C.set_csr(indptr=rows_start) first; the operation computes its whole
                   result R = (C⟨M, replace⟩ = accum(C, T)) aside, writes R's row offsets into
@@ -6,6 +6,10 @@
     FILL_ENTRIES  C.set_csr(rows_start, col_indx, values) with buffers of that size first;
                   the operation (same arguments) copies R's indices and values into them and
                   C's content becomes R, stored in the caller's three arrays.
+
+A Vector output takes no offsets buffer: FILL_NNZ makes w.nvals report R's count, and
+FILL_ENTRIES follows w.set_sparse(indices, values) or w.set_dense(values) with buffers of
+that size.
 
 Misuse raises InvalidValue and changes nothing: FILL_NNZ without an offsets buffer,
 FILL_ENTRIES without a FILL_NNZ before it or without entry buffers, buffers of the wrong
@@ -104,10 +108,14 @@ def offsets_buffer(C):
 
 
 def fill_nnz(C, T, fp, *, mask, accum, replace, t_is_masked):
-    """Stage 1: compute R aside, write its offsets into the caller's buffer."""
-    buf = offsets_buffer(C)
-    shadow = Matrix._from_csr(*C.shape, C.dtype, C._indptr, C._indices, C._values, C._iso)
-    R = write_back(shadow, T, mask=mask, accum=accum, replace=replace, t_is_masked=t_is_masked)
+    """Stage 1: R = (C⟨mask, replace⟩ = accum(C, T)) computed aside; C.nvals reports R's
+    count, and a Matrix's offsets buffer receives R's row offsets. C's content is unchanged."""
+    buf = offsets_buffer(C) if isinstance(C, Matrix) else None
+    R = write_back(_shadow(C), T, mask=mask, accum=accum, replace=replace,
+                   t_is_masked=t_is_masked)
+    if buf is None:
+        C._stage = {"result": R, "nvals": int(len(R._sparse()[0])), "fingerprint": fp}
+        return C
     if len(R._indices) > np.iinfo(buf.dtype).max:
         raise InvalidValue(f"the result has {len(R._indices)} entries: too many for "
                            f"{buf.dtype} offsets; attach an int64 buffer")
@@ -116,11 +124,29 @@ def fill_nnz(C, T, fp, *, mask, accum, replace, t_is_masked):
     return C
 
 
+def _shadow(C):
+    """A stand-in holding C's content, written in C's place."""
+    if isinstance(C, Matrix):
+        return Matrix._from_csr(*C.shape, C.dtype, C._indptr, C._indices, C._values, C._iso)
+    shadow = Vector.__new__(Vector)
+    shadow._swap_in(C)
+    return shadow
+
+
 def check_entries(C, fp):
     """Stage 2's preconditions, all checked before anything is written."""
     stage = C._stage
     if stage is None or "result" not in stage:
         raise InvalidValue("FILL_ENTRIES needs a FILL_NNZ on this output first")
+    if isinstance(C, Vector):
+        if stage["fingerprint"] != fp:
+            raise InvalidValue("the operands or arguments changed between FILL_NNZ and "
+                               "FILL_ENTRIES")
+        if "indices" not in stage and "dense" not in stage:
+            raise InvalidValue("FILL_ENTRIES needs the output buffers: call w.set_sparse("
+                               "indices, values) with arrays of w.nvals entries, or "
+                               "w.set_dense(values)")
+        return
     if "indices" not in stage:
         raise InvalidValue("FILL_ENTRIES needs the entry buffers: call "
                            "C.set_csr(indptr, indices, values) with arrays of C.nvals entries")
@@ -135,10 +161,29 @@ def check_entries(C, fp):
 
 
 def fill_entries(C, fp):
-    """Stage 2: copy R into the caller's buffers; C's storage becomes those three arrays."""
+    """Stage 2: R copied into the caller's buffers (every check first); C's storage becomes
+    those arrays."""
     check_entries(C, fp)
     stage = C._stage
-    R, ind, val = stage["result"], stage["indices"], stage["values"]
+    R = stage["result"]
+    if isinstance(C, Vector):
+        idx, _ = R._sparse()
+        vals = cast(R._values_full(), C.dtype, xp)
+        if "dense" in stage:
+            buf = stage["dense"]
+            dense = xp.zeros(C.size, dtype=C.dtype.np_type)
+            dense[idx] = vals
+            bitmap = xp.zeros(C.size, dtype=bool)
+            bitmap[idx] = True
+            buf[...] = dense
+            C._set(C.size, C.dtype, sp=None, dn=(buf, bitmap), nvals=len(idx))
+            return C
+        ind, val = stage["indices"], stage["values"]
+        ind[...] = idx.astype(ind.dtype)
+        val[...] = vals
+        C._set(C.size, C.dtype, sp=(ind, val), dn=None, nvals=len(idx))
+        return C
+    ind, val = stage["indices"], stage["values"]
     ind[...] = R._indices.astype(ind.dtype)
     val[...] = cast(R._values_full(), C.dtype, xp)
     C._set(R.nrows, R.ncols, C.dtype, stage["indptr"], ind, val, None)

@@ -26,7 +26,6 @@ from ..descriptor import as_descriptor
 from ..errors import DimensionMismatch, DomainMismatch, EmptyObject, InvalidValue
 from ..kernels.elementwise import dense_apply
 from ..matrix import Matrix
-from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar
 from ..vector import Vector
 from ._common import computed, matrix_input, output_args, unwrap_transpose, vector_input
@@ -208,7 +207,7 @@ def _like(A, dtype, values, iso):
 
 
 # ---------------------------------------------------------------------- method form
-def _apply_method(self, op, right=None, *, left=None, thunk=None):
+def apply_method(self, op, right=None, *, left=None, thunk=None):
     """A new object: f(A) (unary), f(left, A), f(A, right), or f(A, i, j, thunk)."""
     A, view = unwrap_transpose(self)
     if not isinstance(A, (Matrix, Vector)):
@@ -217,7 +216,3 @@ def _apply_method(self, op, right=None, *, left=None, thunk=None):
     C = Vector(out, A.size) if isinstance(A, Vector) else Matrix(out, *self.shape)
     return apply(C, self, op, left=left, right=right, thunk=thunk)
 
-
-for _cls in (Matrix, Vector, TransposedMatrix):
-    _cls.apply = _apply_method
-del _cls

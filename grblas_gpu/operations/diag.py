@@ -18,7 +18,6 @@ from ..errors import InvalidValue
 from ..kernels.structured import SHAPE_KEYS, diagonal_shape
 from .._validate import as_int, check_dim
 from ..matrix import Matrix, _check_pointer_length, row_offsets
-from ..transposed import TransposedMatrix
 from ..vector import Vector
 from ._common import unwrap_transpose
 
@@ -70,24 +69,3 @@ def vector_diag(A, k=0):
     vals = None if A._values is None else A._values[on]
     return Vector._from_sparse(size, A.dtype, idx, vals, iso=A._iso if vals is None else None)
 
-
-class _ClassOrInstance:
-    """A method that is one function on the class (``Matrix.diag(v, k)``) and another on an
-    instance (``A.diag(k)``)."""
-
-    def __init__(self, on_class, on_instance, doc):
-        self.on_class, self.on_instance, self.__doc__ = on_class, on_instance, doc
-
-    def __get__(self, obj, cls=None):
-        if obj is None:
-            return self.on_class
-        return lambda k=0: self.on_instance(obj, k)
-
-
-Matrix.diag = _ClassOrInstance(
-    matrix_diag, vector_diag,
-    "Matrix.diag(v, k=0): a Matrix with v on diagonal k; A.diag(k=0): diagonal k of A as a Vector.")
-Vector.diag = _ClassOrInstance(
-    vector_diag, matrix_diag,
-    "Vector.diag(A, k=0): diagonal k of A; v.diag(k=0): a Matrix with v on diagonal k.")
-TransposedMatrix.diag = lambda self, k=0: vector_diag(self, k)

@@ -22,7 +22,6 @@ from ..descriptor import as_descriptor
 from ..errors import DimensionMismatch, InvalidValue
 from ..kernels.elementwise import dense_ewise
 from ..matrix import Matrix
-from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar, unify
 from ..vector import Vector
 from ._common import (check_output_shape, computed, matrix_input, output_args, unwrap_transpose,
@@ -216,37 +215,23 @@ def _scatter2(pa, a, pb, b):
     return out
 
 
-# ---------------------------------------------------------------------- method forms
-def _method(mode):
-    def method(self, other, op=None, left_default=None, right_default=None):
-        shape = self.shape
-        A, _ = unwrap_transpose(self)
-        B, _ = unwrap_transpose(other)
-        t1, t2 = A.dtype, getattr(B, "dtype", A.dtype)
-        if mode == "union":
-            if left_default is None or right_default is None:
-                raise InvalidValue("ewise_union needs left_default and right_default")
-            ta, tb = scalar_of(left_default)[1], scalar_of(right_default)[1]
-            out = bound_binary(op, unify(t1, tb), unify(ta, t2)).out_type
-        else:
-            op = ("plus" if mode == "add" else "times") if op is None else op
-            out = ewise_binary(op, t1, t2, mode).out_type
-        C = Vector(out, *shape) if isinstance(A, Vector) else Matrix(out, *shape)
-        if mode == "union":
-            return ewise_union(C, self, left_default, other, right_default, op)
-        return (ewise_add if mode == "add" else ewise_mult)(C, self, other, op)
-
-    return method
-
-
-def _attach():
-    add, mult, union = _method("add"), _method("mult"), _method("union")
-    add.__doc__ = "A new object: A ⊕ B over the union (default op 'plus')."
-    mult.__doc__ = "A new object: A ⊗ B over the intersection (default op 'times')."
-    union.__doc__ = ("A new object: ewise_union(A, left_default, B, right_default, op); "
-                     "call as A.ewise_union(B, op, left_default, right_default).")
-    for cls in (Matrix, Vector, TransposedMatrix):
-        cls.ewise_add, cls.ewise_mult, cls.ewise_union = add, mult, union
-
-
-_attach()
+# ---------------------------------------------------------------------- method form
+def ewise_method(mode, self, other, op=None, left_default=None, right_default=None):
+    """A new object: self ⊕ other over the union (mode 'add', default op 'plus'), ⊗ over the
+    intersection ('mult', default 'times'), or ewise_union with the two defaults ('union')."""
+    shape = self.shape
+    A, _ = unwrap_transpose(self)
+    B, _ = unwrap_transpose(other)
+    t1, t2 = A.dtype, getattr(B, "dtype", A.dtype)
+    if mode == "union":
+        if left_default is None or right_default is None:
+            raise InvalidValue("ewise_union needs left_default and right_default")
+        ta, tb = scalar_of(left_default)[1], scalar_of(right_default)[1]
+        out = bound_binary(op, unify(t1, tb), unify(ta, t2)).out_type
+    else:
+        op = ("plus" if mode == "add" else "times") if op is None else op
+        out = ewise_binary(op, t1, t2, mode).out_type
+    C = Vector(out, *shape) if isinstance(A, Vector) else Matrix(out, *shape)
+    if mode == "union":
+        return ewise_union(C, self, left_default, other, right_default, op)
+    return (ewise_add if mode == "add" else ewise_mult)(C, self, other, op)

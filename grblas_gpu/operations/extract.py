@@ -274,29 +274,14 @@ def _new_output(A, rows, cols, desc, dtype):
     return kind(unwrap_transpose(A)[0].dtype if dtype is None else dtype, *shape)
 
 
-def _matrix_extract(self, rows, cols, *, mask=None, desc=None, dtype=None):
+def matrix_extract(self, rows, cols, *, mask=None, desc=None, dtype=None):
     """A(rows, cols) as a new Matrix (a Vector when rows or cols is one int)."""
     C = _new_output(self, rows, cols, desc, dtype)
     return extract(C, self, rows, cols, mask=mask, desc=desc)
 
 
-def _vector_extract(self, indices, *, mask=None, desc=None, dtype=None):
+def vector_extract(self, indices, *, mask=None, desc=None, dtype=None):
     """u(indices) as a new Vector."""
     w = _new_output(self, indices, _NO_COLS, desc, dtype)
     return extract(w, self, indices, mask=mask, desc=desc)
 
-
-def _matrix_getitem_many(self, key):
-    # A[I, J] / A[i, J] / A[I, j] (Matrix.__getitem__ sends here when a part selects many)
-    return _matrix_extract(self, *key)
-
-
-def _vector_getitem_many(self, key):
-    # u[I] (Vector.__getitem__ sends here when the key selects many)
-    return _vector_extract(self, key)
-
-
-Matrix.extract = _matrix_extract
-Vector.extract = _vector_extract
-Matrix._getitem_many = _matrix_getitem_many
-Vector._getitem_many = _vector_getitem_many

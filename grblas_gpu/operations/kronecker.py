@@ -17,7 +17,6 @@ from .. import backend
 from ..descriptor import as_descriptor
 from ..errors import InvalidValue
 from ..matrix import Matrix
-from ..transposed import TransposedMatrix
 from ..types import cast
 from ._common import (check_kind, check_output_shape, computed, matrix_input, output_args,
                       unwrap_transpose)
@@ -84,7 +83,7 @@ def _iso(X):
 
 
 # ---------------------------------------------------------------------- method form
-def _kronecker_method(self, other, op="times"):
+def kronecker_method(self, other, op="times"):
     """A new Matrix: kron(A, B) with ⊗ = op (default 'times')."""
     A, _ = unwrap_transpose(self)
     B, _ = unwrap_transpose(other)
@@ -95,7 +94,3 @@ def _kronecker_method(self, other, op="times"):
     C = Matrix(out, self.shape[0] * other.shape[0], self.shape[1] * other.shape[1])
     return kronecker(C, self, other, op)
 
-
-for _cls in (Matrix, TransposedMatrix):
-    _cls.kronecker = _kronecker_method
-del _cls

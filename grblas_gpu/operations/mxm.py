@@ -36,7 +36,8 @@ from ..errors import DimensionMismatch, InvalidValue, NotSupported
 from .. import memory
 from ..kernels import masked_dot
 from ..kernels.compact import compact
-from ..kernels.spgemm import Operand, row_flops, spgemm
+from ..kernels.operands import Compressed
+from ..kernels.spgemm import row_flops, spgemm
 from ..kernels.structured import SHAPE_KEYS, structured_product
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
@@ -198,8 +199,8 @@ def _operand(M, transpose, structure, x):
     else:
         iso = M._iso if vals is None else 0
     vals = None if vals is None else cast(vals, x, xp)
-    return Operand(ptr, idx, vals, cast_scalar(iso, x), len(ptr) - 1,
-                   (M, SHAPE_KEYS[bool(transpose)]))
+    return Compressed(ptr, idx, vals, cast_scalar(iso, x), x,
+                      shape_memo=(M, SHAPE_KEYS[bool(transpose)]))
 
 
 def _lengths(M, transpose):
@@ -253,7 +254,7 @@ def _with_mask_structure(T, entries, z):
 
 
 # ---------------------------------------------------------------- method forms
-def _mxm_method(self, other, semiring="plus_times", *, mask=None, accum=None, desc=None,
+def mxm_method(self, other, semiring="plus_times", *, mask=None, accum=None, desc=None,
                 method=Method.AUTO):
     """A.mxm(B, semiring): a new Matrix T = A ⊕.⊗ B in the semiring's output type."""
     A, ta = unwrap_transpose(self)
@@ -269,7 +270,7 @@ def _mxm_method(self, other, semiring="plus_times", *, mask=None, accum=None, de
     return mxm(C, self, other, semiring, mask=mask, accum=accum, desc=desc, method=method)
 
 
-def _matmul(self, other):
+def matmul(self, other):
     """A @ B = A.mxm(B, plus_times); A @ u goes to mxv (operations.mxv)."""
     if isinstance(other, Vector):
         from .mxv import mxv  # the function: the package's name mxv is the function too
@@ -278,19 +279,7 @@ def _matmul(self, other):
         w = Vector(typed.monoid.type, self.nrows)
         return mxv(w, self, other, "plus_times")
     if isinstance(other, (Matrix, TransposedMatrix)):
-        return _mxm_method(self, other, "plus_times")
+        return mxm_method(self, other, "plus_times")
     # not NotImplemented: Python would turn that into a raw TypeError
     raise InvalidValue(f"A @ x needs a Matrix or a Vector x, got {type(other).__name__}")
 
-
-def _rmatmul(self, other):
-    """x @ A for an x that is no GraphBLAS object (u @ A is u's own __matmul__)."""
-    raise InvalidValue(f"x @ A needs a Matrix or a Vector x, got {type(other).__name__}")
-
-
-Matrix.mxm = TransposedMatrix.mxm = _mxm_method
-Matrix.__matmul__ = TransposedMatrix.__matmul__ = _matmul
-Matrix.__rmatmul__ = TransposedMatrix.__rmatmul__ = _rmatmul
-# NumPy operators (array @ A, array + A) defer to these classes instead of reading them as
-# object arrays, so an array operand meets the InvalidValue above
-Matrix.__array_ufunc__ = TransposedMatrix.__array_ufunc__ = Vector.__array_ufunc__ = None

@@ -12,7 +12,7 @@ the rest (T holds only entries the mask allows: ``t_is_masked``).
 Both are one product T = B ⊕.⊗ u, B = A' (mxv) or A'ᵀ (vxm), with ⊗'s operands in the
 operation's order. Two methods compute it (LAGraph's BFS names them):
 
-    pull  kernels.spmv.pull      B by rows (A's CSR, or its cached CSC), u dense: the mask is
+    pull  kernels.pull.pull      B by rows (A's CSR, or its cached CSC), u dense: the mask is
                                  tested before a row is read, and a row stops at ⊕'s
                                  terminal value (ANY at its first entry).
     push  kernels.spmspv.push    B by columns, u sparse: only the columns u names are read
@@ -40,11 +40,11 @@ import numpy as np
 from .. import backend, operators
 from ..descriptor import Request, _enum_of, as_descriptor
 from ..errors import DimensionMismatch, InvalidValue
-from ..kernels import spmspv, spmv
+from ..kernels import operands, pull_plans, spmspv
+from ..kernels.pull import pull
 from ..memory import oom_guard
 from ..matrix import Matrix
 from ..transposed import TransposedMatrix
-from ..types import cast
 from ..vector import Vector
 from . import _stages
 from ._common import check_kind, check_output_shape, output_args, unwrap_transpose
@@ -134,10 +134,10 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
         fp = _stages.fingerprint((w, A, u, mask), (what, typed, acc, d, transpose, direction))
         _stages.check_buffers(w, (w, A, u, mask))
         if request is Request.FILL_ENTRIES:
-            return _fill_entries(w, fp)
+            return _stages.fill_entries(w, fp)
 
     # ---- compute T
-    prod = spmv.Product(typed, matrix_first)
+    prod = operands.Product(typed, matrix_first)
     with oom_guard(what):
         choice = _choose(u, mask, nrows, direction)
         _report(what, choice)
@@ -147,8 +147,8 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
         elif choice.direction == "pull":
             B = _compressed(A, b_is_a, a_structure, prod.reads[0])
             U = _dense_operand(u, u_structure, prod.reads[1])
-            form, a, b = spmv.pull(B, U, prod, _dense_mask(mask, nrows),
-                                   plan_cache=A._caching())
+            form, a, b = pull(B, U, prod, _dense_mask(mask, nrows),
+                              plan_cache=A._caching())
             if mask is None and U.full and _no_empty_vectors(A, b_is_a):
                 full = nrows
         else:
@@ -161,8 +161,8 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
              else Vector._from_sparse(nrows, prod.tout, a, b))
         t_is_masked = mask is not None
         if request is Request.FILL_NNZ:
-            return _fill_nnz(w, T, fp, mask=mask, accum=acc, replace=d.replace,
-                             t_is_masked=t_is_masked)
+            return _stages.fill_nnz(w, T, fp, mask=mask, accum=acc, replace=d.replace,
+                                    t_is_masked=t_is_masked)
         return write_back(w, T, mask=mask, accum=acc, replace=d.replace, t_is_masked=t_is_masked)
 
 
@@ -202,10 +202,10 @@ def _compressed(A, by_rows, structure, reads_values):
     # a full A (every position stored): an entry's index is its offset in its row or column
     width = (A.ncols if by_rows else A.nrows) if len(A._indices) == A.nrows * A.ncols else 0
     if structure:
-        return spmv.Compressed(ptr, idx, None, A.dtype.np_type.type(1), A.dtype, width)
+        return operands.Compressed(ptr, idx, None, A.dtype.np_type.type(1), A.dtype, width)
     if not reads_values or vals is None:
-        return spmv.Compressed(ptr, idx, None, A._iso if A._is_iso else None, A.dtype, width)
-    return spmv.Compressed(ptr, idx, vals, None, A.dtype, width)
+        return operands.Compressed(ptr, idx, None, A._iso if A._is_iso else None, A.dtype, width)
+    return operands.Compressed(ptr, idx, vals, None, A.dtype, width)
 
 
 def _no_empty_vectors(A, by_rows):
@@ -234,17 +234,17 @@ def _dense_operand(u, structure, reads_values):
     values, bitmap = u._dense_form()
     full = u._nvals == u.size  # uncounted: read the bitmap rather than count it
     if structure or not reads_values:
-        return spmv.DenseOperand(None, bitmap, 1 if structure else None, u.dtype, full)
-    return spmv.DenseOperand(values, bitmap, None, u.dtype, full)
+        return operands.DenseOperand(None, bitmap, 1 if structure else None, u.dtype, full)
+    return operands.DenseOperand(values, bitmap, None, u.dtype, full)
 
 
 def _sparse_operand(u, structure, reads_values):
     idx, vals = u._sparse()
     if structure:
-        return spmv.SparseOperand(idx, None, 1, u.dtype)
+        return operands.SparseOperand(idx, None, 1, u.dtype)
     if vals is None or not reads_values:
-        return spmv.SparseOperand(idx, None, u._iso, u.dtype)
-    return spmv.SparseOperand(idx, vals, None, u.dtype)
+        return operands.SparseOperand(idx, None, u._iso, u.dtype)
+    return operands.SparseOperand(idx, vals, None, u.dtype)
 
 
 def _dense_mask(mask, n):
@@ -256,52 +256,12 @@ def _dense_mask(mask, n):
     M = mask.parent
     values, bitmap = M._dense_form()
     rows = None
-    if not mask.complement and M.has_sparse and M.nvals <= spmv.ROWLIST_MAX_DENSITY * n:
+    if not mask.complement and M.has_sparse and M.nvals <= pull_plans.ROWLIST_MAX_DENSITY * n:
         idx, vals = M._sparse()
         if not mask.structure:
             idx = idx[(vals != 0)] if vals is not None else (idx if bool(M._iso) else idx[:0])
         rows = idx.astype(np.int64)
-    return spmv.DenseMask(bitmap, None if mask.structure else values, mask.complement, rows)
-
-
-# ---------------------------------------------------------------- multi-stage requests
-def _fill_nnz(w, T, fp, *, mask, accum, replace, t_is_masked):
-    """Stage 1: R = (w⟨mask, replace⟩ = accum(w, T)) aside; w.nvals reports its count."""
-    shadow = Vector.__new__(Vector)
-    shadow._swap_in(w)
-    R = write_back(shadow, T, mask=mask, accum=accum, replace=replace, t_is_masked=t_is_masked)
-    idx, _ = R._sparse()
-    w._stage = {"result": R, "nvals": int(len(idx)), "fingerprint": fp}
-    return w
-
-
-def _fill_entries(w, fp):
-    """Stage 2: R into the caller's buffers (checked first); w's storage becomes them."""
-    stage = w._stage
-    if stage is None or "result" not in stage:
-        raise InvalidValue("FILL_ENTRIES needs a FILL_NNZ on this output first")
-    if stage["fingerprint"] != fp:
-        raise InvalidValue("the operands or arguments changed between FILL_NNZ and FILL_ENTRIES")
-    if "indices" not in stage and "dense" not in stage:
-        raise InvalidValue("FILL_ENTRIES needs the output buffers: call w.set_sparse(indices, "
-                           "values) with arrays of w.nvals entries, or w.set_dense(values)")
-    R = stage["result"]
-    idx, _ = R._sparse()
-    vals = cast(R._values_full(), w.dtype, xp)
-    if "dense" in stage:
-        buf = stage["dense"]
-        dense = xp.zeros(w.size, dtype=w.dtype.np_type)
-        dense[idx] = vals
-        bitmap = xp.zeros(w.size, dtype=bool)
-        bitmap[idx] = True
-        buf[...] = dense
-        w._set(w.size, w.dtype, sp=None, dn=(buf, bitmap), nvals=len(idx))
-        return w
-    ind, val = stage["indices"], stage["values"]
-    ind[...] = idx.astype(ind.dtype)
-    val[...] = vals
-    w._set(w.size, w.dtype, sp=(ind, val), dn=None, nvals=len(idx))
-    return w
+    return operands.DenseMask(bitmap, None if mask.structure else values, mask.complement, rows)
 
 
 # ---------------------------------------------------------------- method forms
@@ -312,7 +272,7 @@ def _oriented_shape(A, transpose_field, desc):
     return (base.ncols, base.nrows) if t else base.shape
 
 
-def _mxv_method(self, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
+def mxv_method(self, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
                 direction=None):
     """A.mxv(u, semiring): a new Vector w = A ⊕.⊗ u in the semiring's output type."""
     check_kind(u, Vector, "u")
@@ -322,7 +282,7 @@ def _mxv_method(self, u, semiring="plus_times", *, mask=None, accum=None, desc=N
     return mxv(w, self, u, semiring, mask=mask, accum=accum, desc=desc, direction=direction)
 
 
-def _vxm_method(self, A, semiring="plus_times", *, mask=None, accum=None, desc=None,
+def vxm_method(self, A, semiring="plus_times", *, mask=None, accum=None, desc=None,
                 direction=None):
     """u.vxm(A, semiring): a new Vector wᵀ = uᵀ ⊕.⊗ A in the semiring's output type."""
     base, _ = unwrap_transpose(A)
@@ -332,23 +292,17 @@ def _vxm_method(self, A, semiring="plus_times", *, mask=None, accum=None, desc=N
     return vxm(w, self, A, semiring, mask=mask, accum=accum, desc=desc, direction=direction)
 
 
-def _vector_matmul(self, other):
+def vector_matmul(self, other):
     """u @ A = u.vxm(A, plus_times)."""
     if isinstance(other, (Matrix, TransposedMatrix)):
-        return _vxm_method(self, other)
+        return vxm_method(self, other)
     # not NotImplemented: Python would turn that into a raw TypeError
     raise InvalidValue(f"u @ A needs a Matrix A, got {type(other).__name__}")
 
 
-def _vector_rmatmul(self, other):
+def vector_rmatmul(self, other):
     """A @ u for operands whose own __matmul__ declined (an A.T view)."""
     if isinstance(other, (Matrix, TransposedMatrix)):
-        return _mxv_method(other, self)
+        return mxv_method(other, self)
     raise InvalidValue(f"A @ u needs a Matrix A, got {type(other).__name__}")
 
-
-Matrix.mxv = _mxv_method
-TransposedMatrix.mxv = _mxv_method
-Vector.vxm = _vxm_method
-Vector.__matmul__ = _vector_matmul
-Vector.__rmatmul__ = _vector_rmatmul

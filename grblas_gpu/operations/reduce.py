@@ -25,7 +25,6 @@ from ..errors import DimensionMismatch, DomainMismatch, InvalidValue
 from ..kernels.reduce_all import reduce_all
 from ..kernels.segment import segment_reduce
 from ..matrix import Matrix
-from ..transposed import TransposedMatrix
 from ..types import cast, cast_scalar
 from ..vector import Vector
 from ._common import check_kind, computed, matrix_input, output_args, unwrap_transpose
@@ -162,14 +161,10 @@ def _method(flip):
     return method
 
 
-def _reduce_scalar_method(self, op="plus", *, accum=None, initial=None):
+reduce_rowwise_method, reduce_columnwise_method = _method(False), _method(True)
+
+
+def reduce_scalar_method(self, op="plus", *, accum=None, initial=None):
     """⊕ over every entry, as a NumPy scalar (the identity when there are none)."""
     return reduce_scalar(self, op, accum=accum, initial=initial)
 
-
-for _cls in (Matrix, TransposedMatrix):
-    _cls.reduce_rowwise, _cls.reduce_columnwise = _method(False), _method(True)
-for _cls in (Matrix, Vector, TransposedMatrix):
-    _cls.reduce_scalar = _reduce_scalar_method
-Vector.reduce = _reduce_scalar_method  # python-graphblas's name for a Vector
-del _cls

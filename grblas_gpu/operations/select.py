@@ -12,12 +12,11 @@ per entry, then compaction (a dense Vector only clears bitmap bits).
 """
 import numpy as np
 
-from .. import backend
+from .. import backend, operators
 from ..descriptor import as_descriptor
 from ..errors import InvalidValue
 from ..kernels.compact import compact
 from ..matrix import Matrix
-from ..transposed import TransposedMatrix
 from ..types import BOOL, cast, cast_scalar
 from ..vector import Vector
 from ._common import computed, output_args, unwrap_transpose
@@ -96,8 +95,7 @@ def _kept_value(A, typed, s):
     """The one value every kept entry has, or None: valueeq compares in A's own type (no cast
     can merge values) and A's type has one bit pattern per value (not a float: -0.0 == 0.0),
     so its kept entries all hold the thunk (SuiteSparse's select gives the same iso result)."""
-    from semirings import indexunary   # (at call time: semirings sits above the engine)
-
+    indexunary = operators.catalog().indexunary
     if (typed.op is not indexunary.valueeq or typed.type != A.dtype
             or np.dtype(A.dtype.np_type).kind == "f"):
         return None
@@ -109,7 +107,7 @@ def _empty_like(A):
 
 
 # ---------------------------------------------------------------------- method forms
-def _select_method(self, op, thunk=None):
+def select_method(self, op, thunk=None):
     """A new object of A's type: the entries where f(a, i, j, thunk) is true."""
     A, _ = unwrap_transpose(self)
     if not isinstance(A, (Matrix, Vector)):
@@ -117,19 +115,3 @@ def _select_method(self, op, thunk=None):
     C = Vector(A.dtype, A.size) if isinstance(A, Vector) else Matrix(A.dtype, *self.shape)
     return select(C, self, op, thunk)
 
-
-def _tril(self, k=0):
-    """The entries on and below diagonal k (j <= i + k)."""
-    return _select_method(self, "tril", k)
-
-
-def _triu(self, k=0):
-    """The entries on and above diagonal k (j >= i + k)."""
-    return _select_method(self, "triu", k)
-
-
-for _cls in (Matrix, Vector, TransposedMatrix):
-    _cls.select = _select_method
-for _cls in (Matrix, TransposedMatrix):
-    _cls.tril, _cls.triu = _tril, _triu
-del _cls

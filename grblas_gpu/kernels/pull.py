@@ -1,11 +1,13 @@
-"""Pull SpMV: T = B ⊕.⊗ u for a dense u, one output row at a time.
+"""Pull SpMV: T = B ⊕.⊗ u for a dense u, one output row at a time (the kernels and their
+launchers; kernels.pull_plans decides which kernel and keeps the row plans).
 
     T(i) = ⊕_{k : B(i,k), u(k) present} B(i,k) ⊗ u(k)      (``matrix_first``: mxv)
     T(i) = ⊕_k u(k) ⊗ B(i,k)                               (otherwise: vxm, B = Aᵀ)
 
-B arrives as a :class:`Compressed` operand (the CSR of A, or A's cached CSC when B = Aᵀ),
-u as a :class:`DenseOperand` (values + bitmap), the mask as a :class:`DenseMask`. Values are
-cast to the semiring's input type inside the product (SuiteSparse's casts: float -> int
+B arrives as a :class:`~grblas_gpu.kernels.operands.Compressed` operand (the CSR of A, or
+A's cached CSC when B = Aᵀ), u as a :class:`~grblas_gpu.kernels.operands.DenseOperand`
+(values + bitmap), the mask as a :class:`~grblas_gpu.kernels.operands.DenseMask`. Values
+are cast to the semiring's input type inside the product (SuiteSparse's casts: float -> int
 saturates, NaN -> 0). T holds entries only where the mask allows (``t_is_masked``).
 
 NumPy: a vectorised gather of the allowed rows' entries, the products through the
@@ -20,13 +22,13 @@ others take ``spmv_rows`` (which skips excluded rows and stops early) and ``spmv
   (at most 2 * STREAM_HALF entries), reads them with coalesced 16-byte loads, computes every
   product at once into shared memory (the same work for every thread however the rows fall)
   and folds each row with one thread. Rows longer than STREAM_HALF are warp items (below),
-  run by the first blocks of the same launch. At scale 22 this matches cuSPARSE's csr @ x
-  (the row kernel was 1.07-1.10x it): both are bound by the random gathers of u.
+  run by the first blocks of the same launch. Like cuSPARSE's csr @ x, it is bound by the
+  random gathers of u.
 
 * ``spmv_rows``: a warp tests 32 rows at once (the mask, then the row's length: an
   excluded or empty row costs one lane one step) and folds those with entries V lanes a
-  row (V from the average row length, :func:`vector_width`; one lane where ⊕ stops often),
-  rows longer than ``short_max`` left to the next two. Each lane reads 16-byte vectors of
+  row (V from the average row length, :func:`pull_plans.vector_width`; one lane where ⊕
+  stops often), rows longer than ``short_max`` left to the next two. Each lane reads 16-byte vectors of
   column indices and values with streaming (evict-first) loads, so that u, which every row
   gathers from, stays in L2; values are not read at all when iso or when ⊗ ignores them
   (pair, first, second), u's only where u has the entry. The lanes of a row vote after each
@@ -35,9 +37,9 @@ others take ``spmv_rows`` (which skips excluded rows and stops early) and ``spmv
   (32 registers).
 * ``spmv_items`` / ``spmv_finish``: long rows cut into chunks of ``LONG_CHUNK`` entries, one
   warp per chunk, partial results folded by a warp per split row (a block where some row
-  has over FINISH_WIDE chunks). This keeps power-law
-  rows (R-MAT hubs of 10^5 entries) from serialising on one warp. The chunk list is a
-  property of B's row pointers, built once and cached (``plan_cache``).
+  has over FINISH_WIDE chunks). This keeps power-law rows (R-MAT hubs of 10^5 entries) from
+  serialising on one warp. The chunk list is a property of B's row pointers, built once and
+  cached (``plan_cache``, kernels.pull_plans.row_plan).
 
 * ``spmv_few``: a full B of at most FEW_ROWS rows (a skinny product such as a BFS's frontier
   count, the frontier times [deg 1]): one launch reads u once for every row, its blocks'
@@ -45,202 +47,23 @@ others take ``spmv_rows`` (which skips excluded rows and stops early) and ``spmv
 
 The result is dense: values and a presence bitmap of length nrows (every row written once).
 """
-import threading
 from string import Template
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .. import backend
-from ..types import cast, cast_scalar, lookup_dtype
-from .cache import KernelKey, get_functions
-from .cuda_common import c_cast, c_index_type, header
+from . import pull_plans as plans
+from .cache import get_functions
+from .common import aligned, dummy, expand, scalar_arg
+from .cuda_common import c_index_type
 from .launch import THREADS, grid, sm_count, strided_grid
-from .segment import segment_reduce
+from .operands import (allowed_rows, apply_product, fold_sorted, kernel_key, operand_source,
+                       operand_values)
 
 xp = backend.xp
 
-__all__ = ["Compressed", "DenseOperand", "SparseOperand", "DenseMask", "Product", "pull",
-           "vector_width", "allowed_rows"]
-
-# Tuning, measured on an H100 with R-MAT scale 22 (benchmarks.cases_mxv, case tune; 128M
-# entries, average row 31): a lane reads UNROLL vectors of 4 entries per pass; a row of up to
-# SHORT_PASSES passes stays with its V lanes. V=2 (1.24 ms plus_times) < V=4 (1.27-1.30) <
-# V=8 (1.30-1.35); UNROLL=2 was 5-15% slower (registers: occupancy); 32-bit positions keep
-# the kernels at 32 registers (full occupancy). The time is bound by the random gathers of
-# u: one 32-byte L2 sector per 4-byte value, about 4 GB of L2 traffic per product.
-UNROLL = 1
-SHORT_PASSES = 4
-# where the fold stops early most of the time (ANY; a BFS pull), a row of up to this many
-# passes stays with its V lanes: most rows stop in their first pass, and a warp per row
-# (an item) spent its time being scheduled. BFS at scale 22: 4 passes 4.45 ms, 16 4.38,
-# 32 4.05, 64 3.96, 128 4.04.
-STOP_SHORT_PASSES = 128  # (64 with 2 lanes a row: rows of up to 512 entries either way)
-# lanes per row there: a lane looks its entries up one at a time until one is found, so one
-# lane per row reads one L2 sector where most rows stop at their first entry (any_pair over
-# a 50% bitmap at scale 22, H200: 1 lane 180 µs, 2 lanes 198, 4 lanes 239; BFS the same)
-STOP_WIDTH = 1
-# entries per warp item for longer rows (32 lanes x 4 entries x 16 passes; 4 passes of 4
-# vectors a lane over a full matrix, ITEM_UNROLL)
-LONG_CHUNK = 2048
-# rows of more items than this have their partial results folded by a block, not a warp
-FINISH_WIDE = 256
-# the stream kernel (unmasked products without a reachable terminal): a block reads the rows
-# starting in a stretch of STREAM_HALF entries (at most twice that many entries, kept in
-# shared memory) and at most STREAM_ROWS rows; longer rows are warp items
-STREAM_HALF = 1024
-STREAM_ROWS = 2048
-# a full B of at most this many rows (a skinny product: a BFS's frontier count over [deg 1])
-# takes spmv_few, one pass over u for all its rows
-FEW_ROWS = 4
-FEW_BLOCKS_PER_SM = 4  # its grid: a thread folds 16 entries a step
-# a non-complemented mask with at most this fraction of allowed rows is walked as a row list
-ROWLIST_MAX_DENSITY = 1 / 32
-_WIDTH_OVERRIDE = None  # benchmarks may force V
-
-
-class Compressed(NamedTuple):
-    """B by rows (pull) or by columns (push): vector v spans idx[ptr[v]:ptr[v+1]].
-    ``values`` None: every value is ``iso`` (iso or structure-only B, or values ⊗ ignores)."""
-    ptr: Any
-    idx: Any
-    values: Any
-    iso: Any
-    dtype: Any  # DataType of values / iso
-    full_width: int = 0  # > 0: B is full, every vector holds this many entries, idx[p] is
-    #                      p's offset in its vector (pull computes it and never reads idx)
-
-
-class DenseOperand(NamedTuple):
-    values: Any   # length size, garbage where absent; None: every value is iso
-    bitmap: Any   # bool, length size
-    iso: Any
-    dtype: Any
-    full: bool    # every entry present: the bitmap need not be read
-
-
-class SparseOperand(NamedTuple):
-    indices: Any  # int32 or int64, sorted
-    values: Any   # None: iso
-    iso: Any
-    dtype: Any
-
-
-class DenseMask(NamedTuple):
-    """Output i is allowed iff (bitmap[i] and (structure or values[i] != 0)) != complement.
-    ``rows``: the allowed outputs as a sorted int64 list, when the caller has it cheaply."""
-    bitmap: Any
-    values: Any   # None for a structural mask
-    complement: bool
-    rows: Optional[Any] = None
-
-
-class Product(NamedTuple):
-    """What ⊗ and ⊕ need: the typed semiring and which operand is the matrix."""
-    semiring: Any        # semirings.Typed
-    matrix_first: bool   # mxv: A(i,k) ⊗ u(k); vxm: u(k) ⊗ A(k,j)
-
-    @property
-    def tin(self):
-        return self.semiring.type
-
-    @property
-    def tout(self):
-        return self.semiring.out_type
-
-    @property
-    def reads(self):
-        """(reads the matrix's values, reads the vector's values): pair reads neither, first
-        only x, second and any (which returns y) only y."""
-        if self.positional:
-            return False, False
-        name = self.semiring.op.multiply.name
-        rx, ry = name not in ("pair", "second", "any"), name not in ("pair", "first")
-        return (rx, ry) if self.matrix_first else (ry, rx)
-
-    @property
-    def positional(self):
-        """⊗ is an index of the term (firsti, secondj, ...), not a function of values."""
-        return self.semiring.op.multiply.positional
-
-    @property
-    def stop(self):
-        """('any', None), ('value', terminal) or (None, None): when a fold may stop early.
-        fmin/fmax (min and max on floats) have no terminal in SuiteSparse, but -inf/+inf
-        absorb them (NaN loses to any number), so a row may stop there too."""
-        mon = self.semiring.monoid
-        if mon.op.all_terminal:
-            return "any", None
-        term = mon.terminal
-        if term is None and self.tout.is_float and mon.op.name in ("min", "max"):
-            term = self.tout.np_type.type(-np.inf if mon.op.name == "min" else np.inf)
-        return ("value", term) if term is not None else (None, None)
-
-
-def vector_width(avg_len):
-    """Lanes per row: the smallest power of two (2..32) whose lanes cover an average row in
-    SHORT_PASSES passes (narrow groups waste fewer lanes on the many short rows of a
-    power-law graph; rows above the average go to whole warps)."""
-    v = 2
-    while v < 32 and SHORT_PASSES * 4 * UNROLL * v < avg_len:
-        v *= 2
-    return v
-
-
-def allowed_rows(mask, n):
-    """The mask as a bool array of length n (True: the output may hold an entry)."""
-    m = mask.bitmap.astype(bool, copy=False)
-    if mask.values is not None:
-        m = m & (mask.values != 0)
-    return ~m if mask.complement else m
-
-
-# ---------------------------------------------------------------- NumPy
-def operand_values(op, where, tin):
-    """op's values at positions ``where``, cast to tin (zeros for values ⊗ does not read)."""
-    if op.values is None:
-        iso = 0 if op.iso is None else op.iso
-        return xp.full(len(where), cast_scalar(iso, tin), dtype=tin.np_type)
-    return cast(op.values[where], tin, xp)
-
-
-def apply_product(prod, a, x, o, k):
-    """⊗ over matched operand arrays (a: matrix values, x: vector values; o: the output's
-    index of each term, k: its inner index), in T's type."""
-    mult = prod.semiring.op.multiply
-    if mult.positional:  # mxv: A(o,k) ⊗ u(k), the term (i, k, j) = (o, k, 0); vxm: (0, k, o)
-        zero = xp.zeros_like(k)
-        z = mult.positions(o, k, zero) if prod.matrix_first else mult.positions(zero, k, o)
-        return cast(z, prod.tout, xp)
-    fn = mult.numpy
-    z = fn(a, x) if prod.matrix_first else fn(x, a)
-    z = xp.asarray(z)
-    if z.shape != a.shape:
-        z = xp.broadcast_to(z, a.shape)
-    return cast(z, prod.tout, xp)
-
-
-def expand(ptr, vecs):
-    """Positions of the entries of vectors ``vecs`` of a compressed operand, in order, and
-    for each, the index into ``vecs`` it belongs to (a vectorised CSR row expansion)."""
-    starts = ptr[vecs].astype(np.int64)
-    lens = ptr[vecs + 1].astype(np.int64) - starts
-    owner = xp.repeat(xp.arange(len(vecs)), lens)
-    first = xp.cumsum(lens) - lens
-    pos = xp.arange(len(owner)) - first[owner] + starts[owner]
-    return pos, owner
-
-
-def fold_sorted(keys, vals, prod):
-    """(unique keys, ⊕ of each run of equal keys): keys sorted."""
-    if len(keys) == 0:
-        return keys, vals
-    brk = xp.nonzero(keys[1:] != keys[:-1])[0] + 1
-    starts = xp.concatenate([xp.zeros(1, dtype=brk.dtype), brk])
-    monoid = prod.semiring.monoid.op
-    if monoid.all_terminal:  # ANY: every candidate is a right answer; take the first
-        return keys[starts], vals[starts]
-    return keys[starts], segment_reduce(vals, starts, monoid, prod.tout)
+__all__ = ["pull"]
 
 
 def _pull_numpy(B, u, prod, mask):
@@ -257,54 +80,6 @@ def _pull_numpy(B, u, prod, mask):
     return "sparse", out_rows.astype(np.int64), vals
 
 
-# ---------------------------------------------------------------- CUDA source
-_OPERANDS = r"""
-typedef ${TA} TA;   // B's stored value type
-typedef ${TU} TU;   // u's stored value type
-typedef ${TM} TM;   // the mask's value type
-#define MATRIX_FIRST ${MATRIX_FIRST}
-#define READ_A ${READ_A}
-#define READ_U ${READ_U}
-#define MASK ${MASK}            // 0 none, 1 structural, 2 by value
-#define MASK_COMP ${MASK_COMP}
-#define STOP ${STOP}            // 0 never, 1 once the fold equals term, 2 at the first entry
-
-__device__ __forceinline__ X cast_a(TA v) { return ${CAST_A}; }
-__device__ __forceinline__ X cast_u(TU v) { return ${CAST_U}; }
-// B's entry (o, k) times u(k), o being the output's index: A(o,k) ⊗ u(k) in mxv (j = 0),
-// u(k) ⊗ A(k,o) in vxm (i = 0)
-__device__ __forceinline__ Z product(X a, X u, long long o, long long k) {
-#if MATRIX_FIRST
-    return mult_op(a, u, o, k, 0);
-#else
-    return mult_op(u, a, 0, k, o);
-#endif
-}
-__device__ __forceinline__ void fold(bool& has, Z& acc, Z v) {
-    acc = has ? add_op(acc, v) : v;
-    has = true;
-}
-__device__ __forceinline__ bool allowed(const unsigned char* __restrict__ mmap,
-                                        const TM* __restrict__ mval, long long i) {
-#if MASK == 0
-    return true;
-#elif MASK == 1
-    return (mmap[i] != 0) != (bool)MASK_COMP;
-#else
-    return (mmap[i] != 0 && mval[i] != (TM)0) != (bool)MASK_COMP;
-#endif
-}
-__device__ __forceinline__ bool reached(bool has, Z acc, Z term) {
-#if STOP == 2
-    return has;
-#elif STOP == 1
-    return has && acc == term;
-#else
-    return false;
-#endif
-}
-"""
-
 _PULL = r"""
 #define V ${V}
 #define VEC ${VEC}   // index and value arrays are 16-byte aligned: vector loads
@@ -312,7 +87,6 @@ _PULL = r"""
 
 #define UNROLL ${UNROLL}  // vectors each lane loads before it uses any
 // a long row's item over a full matrix loads u's flags 16 bytes a lane before it tests any
-// (a BFS frontier's count over [deg 1], two rows of n: 19 -> 12-18 µs at scale 22)
 #define ITEM_UNROLL (IMPLICIT ? 4 : UNROLL)
 typedef ${POS} POS;      // entry positions: 32-bit when nnz allows (fewer registers)
 
@@ -462,10 +236,8 @@ __device__ __forceinline__ void group_fold(bool& has, Z& acc) {
 
 // 32 rows a warp at a time: each lane tests one row (the mask, then its length), a ballot
 // lists those with entries to fold, and the warp's groups of V lanes take them in turn. An
-// excluded or empty row costs one lane one step (a V-lane group per row, as this kernel had,
-// spent a BFS's late pull levels, where the mask excludes most rows and most of the rest
-// are empty, on rows it did not read: 100 µs for a level finding 3 vertices). Rows longer
-// than short_max are left to spmv_items. A grid of a few blocks per multiprocessor strides
+// excluded or empty row costs one lane one step (a BFS's late pull levels exclude most rows,
+// and most of the rest are empty). Rows longer than short_max are left to spmv_items. A grid of a few blocks per multiprocessor strides
 // over the rows.
 extern "C" __global__ void __launch_bounds__(256)
 spmv_rows(const IA* __restrict__ ptr, const long long* __restrict__ rowlist, const int use_rowlist,
@@ -653,7 +425,7 @@ spmv_finish(const long long* __restrict__ split_row, const long long* __restrict
 }
 
 // the same with a block (256 threads) per row, for rows of thousands of items (a 4M-entry
-// row has 2048: a warp folding them took 12-16 µs)
+// row has 2048)
 extern "C" __global__ void __launch_bounds__(256)
 spmv_finish_wide(const long long* __restrict__ split_row,
                  const long long* __restrict__ split_first,
@@ -693,8 +465,7 @@ _FEW = r"""
 // r * width + k): T(r) = ⊕_k B(r,k) ⊗ u(k) for every row in one pass over u. A thread folds
 // 16 consecutive k at a time (u's 16 flags in one 16-byte load) into all R rows, a block
 // folds its threads, and the last block to finish (a ticket) folds the blocks' results: one
-// launch, in the same order every run (a BFS's frontier count over [deg 1] took three: a
-// row kernel with nothing to do, warp items over the two long rows, and their fold).
+// launch, in the same order every run (so a float result is the same on every run).
 #define R ${R}
 #define VEC_FEW ${VEC_FEW}
 // a load past L1 of any value type (__ldcg has no bool overload)
@@ -848,144 +619,6 @@ spmv_few(const long long width, const TA* __restrict__ ax, const TA a_iso,
 """
 
 
-def operand_source(prod, ta, tu, ia, mask, read_a, read_u):
-    """The prelude (cuda_common.header) plus the operand casts, ⊗ in mxv or vxm order, the
-    mask test and the stop rule shared by the pull and push kernels."""
-    sr = prod.semiring
-    stop, _ = prod.stop
-    mon = sr.monoid
-    pre = header(ia=ia, ib=np.int64, x=prod.tin, z=prod.tout, mult_c=sr.multiply.c(),
-                 add_c=mon.c(), any_monoid=mon.op.all_terminal,
-                 plus=mon.op.name == "plus")
-    tm = mask.values.dtype if (mask is not None and mask.values is not None) else np.uint8
-    ops = Template(_OPERANDS).substitute(
-        TA=ta.c_type, TU=tu.c_type, TM=_c_value_type(tm), MATRIX_FIRST=int(prod.matrix_first),
-        READ_A=int(read_a), READ_U=int(read_u), MASK=_mask_kind(mask),
-        MASK_COMP=int(bool(mask is not None and mask.complement)),
-        STOP={None: 0, "value": 1, "any": 2}[stop],
-        CAST_A=c_cast(ta, prod.tin), CAST_U=c_cast(tu, prod.tin))
-    return pre + ops
-
-
-def _c_value_type(np_dtype):
-    return lookup_dtype(np.dtype(np_dtype)).c_type
-
-
-def _mask_kind(mask):
-    if mask is None:
-        return 0
-    return 1 if mask.values is None else 2
-
-
-def kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra=()):
-    """A printable description of one specialisation (KernelKey), built once per distinct
-    argument set (a product's host time is otherwise mostly spent here)."""
-    mvals = None if mask is None or mask.values is None else np.dtype(mask.values.dtype)
-    memo = (family, variant, prod, ta, tu, np.dtype(ia), _mask_kind(mask), mvals,
-            mask is not None and mask.complement, read_a, read_u, extra)
-    key = _keys.get(memo)
-    if key is None:
-        key = _keys[memo] = _kernel_key(family, variant, prod, ta, tu, ia, mask, read_a,
-                                        read_u, extra)
-    return key
-
-
-_keys = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
-
-
-def _kernel_key(family, variant, prod, ta, tu, ia, mask, read_a, read_u, extra):
-    sr = prod.semiring
-    mk = ("none", "struct", "value")[_mask_kind(mask)]
-    if _mask_kind(mask) == 2:  # the source reads the mask's values as their own type (TM)
-        mk += ":" + np.dtype(mask.values.dtype).name
-    if mask is not None and mask.complement:
-        mk = "~" + mk
-    return KernelKey(family, variant, (sr.op.monoid.name, sr.op.multiply.name),
-                     (ta.name, tu.name, prod.tin.name, prod.tout.name, np.dtype(ia).name),
-                     (("order", "mxv" if prod.matrix_first else "vxm"), ("mask", mk),
-                      ("a", "values" if read_a else "iso"), ("u", "values" if read_u else "iso"),
-                      ("stop", str(prod.stop[0])), *extra))
-
-
-_dummies = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
-
-
-def dummy():
-    """A small device array passed where a kernel takes a pointer it will not read."""
-    d = _dummies.get("u8")
-    if d is None:
-        d = _dummies["u8"] = xp.zeros(16, dtype=np.uint8)
-    return d
-
-
-def _aligned(*arrays):
-    return all(a is None or a.data.ptr % (4 * a.itemsize) == 0 for a in arrays)
-
-
-def _plan(ptr, nnz, plan_cache, stream, passes, width):
-    """How B's rows are worked, cached per row-pointer array: for the row kernel, ``width``
-    lanes per row up to short_max entries (``passes`` passes); for the stream kernel, the row ranges
-    of its blocks (``block_rows``) up to STREAM_HALF entries a row; longer rows as warp
-    items either way."""
-    n = len(ptr) - 1
-    # the cache is the matrix's, which serves both its CSR (mxv) and its CSC (vxm): the key
-    # names the pointer array the plan was built from, so one never reuses the other's plan
-    key = ("spmv_plan", int(ptr.data.ptr), n, stream, width, UNROLL, passes, LONG_CHUNK,
-           STREAM_HALF, STREAM_ROWS)
-    plan = plan_cache.get(key) if plan_cache is not None else None
-    if plan is not None:
-        return plan
-    lens = (ptr[1:] - ptr[:-1]).astype(np.int64)
-    if stream:
-        # a block takes the rows starting in one stretch of STREAM_HALF entries, and at most
-        # STREAM_ROWS rows (runs of empty rows); split points may repeat (empty blocks)
-        stretch = xp.arange(nnz // STREAM_HALF + 2, dtype=np.int64) * STREAM_HALF
-        cuts = xp.concatenate([xp.searchsorted(ptr[:n], stretch, side="left"),
-                               xp.arange(0, n, STREAM_ROWS, dtype=np.int64)])
-        plan = dict(block_rows=xp.sort(cuts.astype(np.int64)),
-                    **_long_items(ptr, lens, STREAM_HALF))
-    else:
-        short_max = passes * 4 * UNROLL * width
-        plan = dict(v=width, short_max=short_max, **_long_items(ptr, lens, short_max))
-    if plan_cache is not None:
-        plan_cache[key] = plan
-    return plan
-
-
-def _long_items(ptr, lens, short_max):
-    """The rows longer than short_max cut into items of LONG_CHUNK entries (a warp each), and
-    the rows of several items with where their partial results lie."""
-    long_rows = xp.nonzero(lens > short_max)[0].astype(np.int64)
-    nchunks = (lens[long_rows] + LONG_CHUNK - 1) // LONG_CHUNK
-    first = xp.cumsum(nchunks) - nchunks
-    item_row = xp.repeat(long_rows, nchunks)
-    k_in_row = xp.arange(len(item_row), dtype=np.int64) - xp.repeat(first, nchunks)
-    item_begin = ptr[item_row].astype(np.int64) + k_in_row * LONG_CHUNK
-    item_end = xp.minimum(item_begin + LONG_CHUNK, ptr[item_row + 1].astype(np.int64))
-    split = nchunks > 1
-    # a block per split row where some row has many items, else a warp (one read, once per
-    # plan)
-    wide = bool(len(nchunks) and backend.to_scalar(nchunks.max()) > FINISH_WIDE)
-    return dict(item_row=item_row, item_begin=item_begin, item_end=item_end,
-                item_alone=xp.repeat(nchunks == 1, nchunks), split_row=long_rows[split],
-                split_first=first[split], split_count=nchunks[split], finish_wide=wide)
-
-
-def _stops_often(prod):
-    """Rows reach ⊕'s terminal value often: ANY, and terminal values of one-byte types (LOR
-    at true, MAX at 255). Float MIN / MAX (terminal ∓inf) and integer ones of wider types
-    seldom do."""
-    kind, _ = prod.stop
-    return kind == "any" or (kind == "value" and prod.tout.np_type.itemsize == 1)
-
-
-def _streams(prod, u, mask):
-    """Whether a pull takes the stream kernel: for a full u (the row kernel reads a bitmap as
-    fast), not under a mask (the row kernel skips the excluded rows' entries unread), nor
-    where stopping early pays."""
-    return u.full and mask is None and not _stops_often(prod) and not prod.positional
-
-
 class _PullSetup(NamedTuple):
     """What a pull launches for one B, one kind of u and mask and one product: decided once
     and kept with B's plans (:func:`_pull_setup`)."""
@@ -1001,14 +634,14 @@ def _pull_setup(B, u, prod, mask, plan_cache):
     lookups below cost more host time than the launch, which on a single call the device
     waits for."""
     key = None
-    if plan_cache is not None and _keyable(B.iso) and _keyable(u.iso):
+    if plan_cache is not None and plans.keyable(B.iso) and plans.keyable(u.iso):
         mkind = None if mask is None else (
             None if mask.values is None else mask.values.dtype, mask.complement,
             mask.rows is None)
         key = (prod, int(B.ptr.data.ptr), len(B.ptr), int(B.idx.data.ptr), len(B.idx),
                None if B.values is None else int(B.values.data.ptr), B.dtype, B.full_width,
                type(B.iso), B.iso, u.dtype, u.values is None, type(u.iso), u.iso, u.full,
-               mkind, _WIDTH_OVERRIDE)
+               mkind, plans.WIDTH_OVERRIDE)
         setups = plan_cache.get("pull_setups")
         if setups is None or len(setups) > 64:  # (distinct iso values: keep it bounded)
             setups = plan_cache["pull_setups"] = {}
@@ -1018,16 +651,17 @@ def _pull_setup(B, u, prod, mask, plan_cache):
     n, nnz = len(B.ptr) - 1, len(B.idx)
     tout = prod.tout
     implicit = B.full_width > 0
-    stream = _streams(prod, u, mask) and not implicit  # (the stream kernel reads idx)
-    stops = _stops_often(prod)
-    width = _WIDTH_OVERRIDE or (STOP_WIDTH if stops else vector_width(nnz / n))
-    plan = _plan(B.ptr, nnz, plan_cache, stream, STOP_SHORT_PASSES if stops else SHORT_PASSES,
-                 width)
+    stream = plans.streams(prod, u, mask) and not implicit  # (the stream kernel reads idx)
+    stops = plans.stops_often(prod)
+    width = plans.WIDTH_OVERRIDE or (
+        plans.STOP_WIDTH if stops else plans.vector_width(nnz / n))
+    plan = plans.row_plan(B.ptr, nnz, plan_cache, stream,
+                          plans.STOP_SHORT_PASSES if stops else plans.SHORT_PASSES, width)
     v = 0 if stream else plan["v"]
-    vec = _aligned(B.idx, B.values)
+    vec = aligned(B.idx, B.values)
     # 32-bit positions while 4 * (nnz / 4 + 1) fits, with room for the vector tail
     pos_type = np.int32 if nnz < 2**31 - 64 else np.int64
-    variant = f"stream{STREAM_HALF}" if stream else f"pull_V{v}x{UNROLL}"
+    variant = f"stream{plans.STREAM_HALF}" if stream else f"pull_V{v}x{plans.UNROLL}"
     read_a, read_u = B.values is not None, u.values is not None
     module_key = kernel_key("spmv", variant + ("_vec16" if vec else ""), prod, B.dtype,
                             u.dtype, B.idx.dtype, mask, read_a, read_u,
@@ -1037,8 +671,8 @@ def _pull_setup(B, u, prod, mask, plan_cache):
     def build():
         return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
                 + Template(_PULL).substitute(V=v or 2, VEC=int(vec), IMPLICIT=int(implicit),
-                                             UNROLL=UNROLL,
-                                             POS=c_index_type(pos_type), STREAM_HALF=STREAM_HALF))
+                                             UNROLL=plans.UNROLL, POS=c_index_type(pos_type),
+                                             STREAM_HALF=plans.STREAM_HALF))
 
     fn = get_functions(module_key, build, _PULL_KERNELS)
     _, term = prod.stop
@@ -1051,14 +685,6 @@ def _pull_setup(B, u, prod, mask, plan_cache):
     return setup
 
 
-def _keyable(iso):
-    """An iso value that may key a memo: hashable, and equal only to itself (not a float
-    zero, -0.0 == 0.0, nor NaN, NaN != NaN)."""
-    if iso is None or isinstance(iso, (bool, int, np.bool_, np.integer)):
-        return True
-    return isinstance(iso, (float, np.floating)) and iso == iso and iso != 0
-
-
 def _pull_cuda(B, u, prod, mask, plan_cache):
     n = len(B.ptr) - 1
     rows = mask.rows if mask is not None else None
@@ -1066,10 +692,10 @@ def _pull_cuda(B, u, prod, mask, plan_cache):
     present = (xp.zeros if rows is not None else xp.empty)(n, dtype=bool)
     if n == 0:
         return "dense", out, present
-    if B.full_width > 0 and n <= FEW_ROWS:
+    if B.full_width > 0 and n <= plans.FEW_ROWS:
         return _few_rows_cuda(B, u, prod, mask, plan_cache, out, present)
     fn, stream, plan, scalars = _pull_setup(B, u, prod, mask, plan_cache)
-    part, part_has = _partials(plan, prod.tout)   # (the thread's own: a setup is shared)
+    part, part_has = plans.partials(plan, prod.tout)   # (the thread's own: a setup is shared)
     full_width, b_iso, u_iso, u_full, nnz, term = scalars
     d = dummy()
     operands = (B.idx, full_width, d if B.values is None else B.values, b_iso,
@@ -1106,7 +732,7 @@ _PULL_KERNELS = ("spmv_rows", "spmv_items", "spmv_stream", "spmv_finish", "spmv_
 
 
 def _few_rows_cuda(B, u, prod, mask, plan_cache, out, present):
-    """A full B of at most FEW_ROWS rows: one spmv_few launch (see _FEW)."""
+    """A full B of at most plans.FEW_ROWS rows: one spmv_few launch (see _FEW)."""
     n, width = len(B.ptr) - 1, B.full_width
     read_a, read_u = B.values is not None, u.values is not None
     # (4-byte types and wider: a 16-byte load takes 4 values; bool needs no vector loads)
@@ -1116,13 +742,13 @@ def _few_rows_cuda(B, u, prod, mask, plan_cache, out, present):
 
     def build():
         return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
-                + Template(_PULL).substitute(V=2, VEC=int(vec), IMPLICIT=1, UNROLL=UNROLL,
-                                             POS="long long", STREAM_HALF=STREAM_HALF)
+                + Template(_PULL).substitute(V=2, VEC=int(vec), IMPLICIT=1, UNROLL=plans.UNROLL,
+                                             POS="long long", STREAM_HALF=plans.STREAM_HALF)
                 + Template(_FEW).substitute(R=n, VEC_FEW=int(vec)))
 
     fn = get_functions(key, build, ("spmv_few",))
-    nblocks = max(1, min(-(-width // (16 * THREADS)), FEW_BLOCKS_PER_SM * sm_count()))
-    part, part_has, ticket = _few_scratch(plan_cache, B, n, nblocks, prod.tout)
+    nblocks = max(1, min(-(-width // (16 * THREADS)), plans.FEW_BLOCKS_PER_SM * sm_count()))
+    part, part_has, ticket = plans.few_scratch(plan_cache, B, n, nblocks, prod.tout)
     d = dummy()
     fn["spmv_few"]((nblocks,), (THREADS,), (
         np.int64(width), B.values if read_a else d, scalar_arg(B.iso, B.dtype),
@@ -1131,62 +757,6 @@ def _few_rows_cuda(B, u, prod, mask, plan_cache, out, present):
         mask.values if (mask is not None and mask.values is not None) else d,
         out, present, part, part_has, ticket))
     return "dense", out, present
-
-
-def _few_scratch(plan_cache, B, nrows, nblocks, tout):
-    """spmv_few's block results and ticket (zero between launches), kept with B's plans, one
-    set per thread (:func:`_per_thread`): a thread's calls run in order on its stream, so
-    one set per shape and type serves them all."""
-    key = ("few_scratch", int(B.ptr.data.ptr), nrows, nblocks, tout.name)
-    return _per_thread(plan_cache, key, lambda: (
-        xp.empty(nblocks * nrows, dtype=tout.np_type), xp.empty(nblocks * nrows, dtype=bool),
-        xp.zeros(1, dtype=np.uint32)))
-
-
-def _partials(plan, tout):
-    """Scratch for the long rows' partial results, kept with the plan, one buffer per value
-    type and thread (:func:`_per_thread`)."""
-    nitems = len(plan["item_row"])
-    return _per_thread(plan, ("partials", tout.name), lambda: (
-        xp.empty(nitems, dtype=tout.np_type), xp.empty(nitems, dtype=bool)))
-
-
-def _per_thread(cache, key, make):
-    """``make()``, kept in ``cache`` (None: not kept) under ``key``, one per thread: device
-    scratch that a product writes and reads back in later launches. Products issued by one
-    thread run in order (on its current stream), so they may share it; another thread's,
-    on another stream or interleaved on the same one, must not. A thread's own is dropped
-    with the thread (CuPy then gives its memory only to later work on the same stream)."""
-    if cache is None:
-        return make()
-    local = cache.get(key)
-    if local is None:
-        local = cache.setdefault(key, threading.local())   # (atomic: one for all threads)
-    made = getattr(local, "made", None)
-    if made is None:
-        made = local.made = make()
-    return made
-
-
-def scalar_arg(value, dtype):
-    """``value`` (None: 0) as a kernel's scalar argument of ``dtype``, memoised: a cast costs
-    ~3 µs, more than the launch's share of a product over a few thousand entries. A float
-    zero or NaN is cast each time (-0.0 == 0.0 and NaN != NaN as keys)."""
-    memo = (dtype, type(value), value)
-    try:
-        arg = _scalar_args.get(memo)
-    except TypeError:  # an unhashable value (a 0-d array): cast each time
-        return cast_scalar(value, dtype)
-    if arg is None:
-        arg = dtype.np_type.type(0) if value is None else cast_scalar(value, dtype)
-        if not (isinstance(value, (float, np.floating)) and not value) and value == value:
-            if len(_scalar_args) > 4096:  # distinct iso values: keep the memo bounded
-                _scalar_args.clear()
-            _scalar_args[memo] = arg
-    return arg
-
-
-_scalar_args = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
 # ---------------------------------------------------------------- entry point
