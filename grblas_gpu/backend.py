@@ -115,6 +115,14 @@ def to_host(a):
     return numpy.asarray(a)
 
 
+def host_copy(a):
+    """A NumPy array of a's values that nothing else holds (an export's result: writing
+    into it never reaches the container, on either backend)."""
+    if isinstance(a, numpy.ndarray):
+        return a.copy()
+    return to_host(a)
+
+
 def to_scalar(a):
     """A Python scalar from a 0-d array: the one device-to-host read a loop may need."""
     return a.item() if hasattr(a, "item") else a

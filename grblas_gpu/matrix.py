@@ -332,7 +332,7 @@ class Matrix(MaskableMixin):
         device = as_flag(device, "device")
         colptr, rowidx, edge_id = self._csc()
         out = (colptr, rowidx, self._values_full()[edge_id])
-        return out if device else tuple(backend.to_host(a) for a in out)
+        return out if device else tuple(_host(a) for a in out)
 
     def to_dense(self, fill=0, *, device=False):
         """A dense 2-D array, ``fill`` (which the type must hold) where there is no entry.
@@ -621,7 +621,7 @@ class Matrix(MaskableMixin):
 
 # ---------------------------------------------------------------------- helpers
 def _host(a):
-    return None if a is None else backend.to_host(a)
+    return None if a is None else backend.host_copy(a)
 
 
 def _selects_many(key):

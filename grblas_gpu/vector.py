@@ -383,7 +383,7 @@ class Vector(MaskableMixin):
         describing the content until the vector next changes)."""
         device, values = as_flag(device, "device"), as_flag(values, "values")
         out = (self._sparse()[0], self._values_full() if values else None)
-        return out if device else tuple(None if a is None else backend.to_host(a) for a in out)
+        return out if device else tuple(None if a is None else backend.host_copy(a) for a in out)
 
     def to_dense(self, fill=0, *, device=False):
         """A dense 1-D array, ``fill`` (which the type must hold) where there is no entry.

@@ -175,3 +175,19 @@ def test_no_truth_value_or_equality_operator():
         bool(A)
     with pytest.raises(gg.InvalidValue):
         A == A  # noqa: B015
+
+
+def test_host_exports_are_copies_nothing_written_reaches_the_container():
+    """to_coo/to_csr/to_csc (and Vector.to_coo) without device=True give arrays of their own
+    on both backends: writing into them leaves the object as it was."""
+    A = gg.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], nrows=3, ncols=3)
+    for export in (A.to_coo, A.to_csr, A.to_csc):
+        for arr in export():
+            arr[...] = 7
+    assert A.to_coo()[0].tolist() == [0, 1, 2] and A.to_coo()[1].tolist() == [1, 2, 0]
+    assert A.to_coo()[2].tolist() == [1.0, 2.0, 3.0]
+    assert A.to_csc()[0].tolist() == [0, 1, 2, 3]
+    v = gg.Vector.from_coo([0, 2], [5, 6], size=4)
+    for arr in v.to_coo():
+        arr[...] = 1
+    assert v.to_coo()[0].tolist() == [0, 2] and v.to_coo()[1].tolist() == [5, 6]

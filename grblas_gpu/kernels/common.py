@@ -73,7 +73,7 @@ def expand(ptr, vecs, lengths=None):
     starts = ptr[vecs].astype(np.int64)
     if lengths is None:
         lengths = ptr[vecs + 1].astype(np.int64) - starts
-    lengths = lengths.astype(np.int64)
+    lengths = lengths.astype(np.int64, copy=False)
     if backend.is_gpu:  # (cupy.repeat takes no array of counts)
         total = int(backend.to_scalar(lengths.sum())) if len(lengths) else 0
         ends = xp.cumsum(lengths)
