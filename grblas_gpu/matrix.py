@@ -15,6 +15,7 @@ from .descriptor import Method
 from .errors import IndexOutOfBounds, InvalidValue, NotSupported
 from . import memory
 from .mask import MaskableMixin
+from .methods import MatrixMethods
 from .types import cast, cast_scalar, lookup_dtype, scalar_value
 
 xp = backend.xp
@@ -59,7 +60,7 @@ class ClassOrInstance:
         return lambda k=0: self.on_instance(obj, k)
 
 
-class Matrix(MaskableMixin):
+class Matrix(MaskableMixin, MatrixMethods):
     """A sparse matrix of one GraphBLAS type. ``Matrix(dtype, nrows, ncols)`` is empty."""
 
     __slots__ = ("_nrows", "_ncols", "_dtype", "_indptr", "_indices", "_values", "_iso",
@@ -530,59 +531,6 @@ class Matrix(MaskableMixin):
     # NumPy operators (array @ A, array + A) defer to this class instead of reading it as an
     # object array, so an array operand meets the InvalidValue above
     __array_ufunc__ = None
-
-    def ewise_add(self, other, op=None):
-        """A new object: A ⊕ B over the union (default op 'plus')."""
-        from .operations.ewise import ewise_method
-        return ewise_method("add", self, other, op)
-
-    def ewise_mult(self, other, op=None):
-        """A new object: A ⊗ B over the intersection (default op 'times')."""
-        from .operations.ewise import ewise_method
-        return ewise_method("mult", self, other, op)
-
-    def ewise_union(self, other, op, left_default, right_default):
-        """A new object: ewise_union(A, left_default, B, right_default, op)."""
-        from .operations.ewise import ewise_method
-        return ewise_method("union", self, other, op, left_default, right_default)
-
-    def apply(self, op, right=None, *, left=None, thunk=None):
-        """A new object: f(A) (unary), f(left, A), f(A, right), or f(A, i, j, thunk)."""
-        from .operations.apply import apply_method
-        return apply_method(self, op, right, left=left, thunk=thunk)
-
-    def select(self, op, thunk=None):
-        """A new object: the entries where f(a, i, j, thunk) is true."""
-        from .operations.select import select_method
-        return select_method(self, op, thunk)
-
-    def tril(self, k=0):
-        """The entries on and below diagonal k (j <= i + k)."""
-        return self.select("tril", k)
-
-    def triu(self, k=0):
-        """The entries on and above diagonal k (j >= i + k)."""
-        return self.select("triu", k)
-
-    def reduce_rowwise(self, op="plus"):
-        """A new Vector: ⊕ over each row with entries."""
-        from .operations.reduce import reduce_rowwise_method
-        return reduce_rowwise_method(self, op)
-
-    def reduce_columnwise(self, op="plus"):
-        """A new Vector: ⊕ over each column with entries."""
-        from .operations.reduce import reduce_columnwise_method
-        return reduce_columnwise_method(self, op)
-
-    def reduce_scalar(self, op="plus", *, accum=None, initial=None):
-        """⊕ over every entry, as a NumPy scalar (the identity when there are none)."""
-        from .operations.reduce import reduce_scalar_method
-        return reduce_scalar_method(self, op, accum=accum, initial=initial)
-
-    def kronecker(self, other, op="times"):
-        """A new Matrix: kron(A, B) with ⊗ = op."""
-        from .operations.kronecker import kronecker_method
-        return kronecker_method(self, other, op)
 
     def _diag_of(v, k=0):
         """Matrix.diag(v, k=0): a Matrix with v on diagonal k."""

@@ -6,11 +6,12 @@ descriptor and a view cancel) or ``A.T.new()`` materialises Aᵀ (one CSC build,
 """
 from .descriptor import Method
 from .errors import InvalidValue
+from .methods import MatrixMethods
 
 __all__ = ["TransposedMatrix"]
 
 
-class TransposedMatrix:
+class TransposedMatrix(MatrixMethods):
     """Aᵀ without computing it. ``A.T.T is A``."""
 
     __slots__ = ("parent",)
@@ -72,48 +73,6 @@ class TransposedMatrix:
         raise InvalidValue(f"x @ A needs a Matrix or a Vector x, got {type(other).__name__}")
 
     __array_ufunc__ = None  # (see Matrix.__array_ufunc__)
-
-    def ewise_add(self, other, op=None):
-        from .operations.ewise import ewise_method
-        return ewise_method("add", self, other, op)
-
-    def ewise_mult(self, other, op=None):
-        from .operations.ewise import ewise_method
-        return ewise_method("mult", self, other, op)
-
-    def ewise_union(self, other, op, left_default, right_default):
-        from .operations.ewise import ewise_method
-        return ewise_method("union", self, other, op, left_default, right_default)
-
-    def apply(self, op, right=None, *, left=None, thunk=None):
-        from .operations.apply import apply_method
-        return apply_method(self, op, right, left=left, thunk=thunk)
-
-    def select(self, op, thunk=None):
-        from .operations.select import select_method
-        return select_method(self, op, thunk)
-
-    def tril(self, k=0):
-        return self.select("tril", k)
-
-    def triu(self, k=0):
-        return self.select("triu", k)
-
-    def reduce_rowwise(self, op="plus"):
-        from .operations.reduce import reduce_rowwise_method
-        return reduce_rowwise_method(self, op)
-
-    def reduce_columnwise(self, op="plus"):
-        from .operations.reduce import reduce_columnwise_method
-        return reduce_columnwise_method(self, op)
-
-    def reduce_scalar(self, op="plus", *, accum=None, initial=None):
-        from .operations.reduce import reduce_scalar_method
-        return reduce_scalar_method(self, op, accum=accum, initial=initial)
-
-    def kronecker(self, other, op="times"):
-        from .operations.kronecker import kronecker_method
-        return kronecker_method(self, other, op)
 
     def diag(self, k=0):
         """Diagonal k of Aᵀ as a Vector."""

@@ -14,6 +14,7 @@ from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_ran
 from .errors import IndexOutOfBounds, InvalidValue
 from . import memory
 from .mask import MaskableMixin
+from .methods import ElementwiseMethods
 from .matrix import ClassOrInstance, _insert, _remove, _same_value
 from .types import (cast, cast_scalar, check_representable, check_value_kind, lookup_dtype,
                     scalar_value)
@@ -80,7 +81,7 @@ def _host_entries(indices, values, size, dtype):
     return n, dt, *backend.to_device(idx_out, cast(vals[order], dt, np)), None
 
 
-class Vector(MaskableMixin):
+class Vector(MaskableMixin, ElementwiseMethods):
     """A sparse vector of one GraphBLAS type. ``Vector(dtype, size)`` is empty."""
 
     __slots__ = ("_size", "_dtype", "_sp", "_dn", "_nvals", "_iso", "_stage", "_fixed",
@@ -607,37 +608,7 @@ class Vector(MaskableMixin):
 
     __array_ufunc__ = None  # (see Matrix.__array_ufunc__)
 
-    def ewise_add(self, other, op=None):
-        """A new Vector: u ⊕ v over the union (default op 'plus')."""
-        from .operations.ewise import ewise_method
-        return ewise_method("add", self, other, op)
-
-    def ewise_mult(self, other, op=None):
-        """A new Vector: u ⊗ v over the intersection (default op 'times')."""
-        from .operations.ewise import ewise_method
-        return ewise_method("mult", self, other, op)
-
-    def ewise_union(self, other, op, left_default, right_default):
-        """A new Vector: ewise_union(u, left_default, v, right_default, op)."""
-        from .operations.ewise import ewise_method
-        return ewise_method("union", self, other, op, left_default, right_default)
-
-    def apply(self, op, right=None, *, left=None, thunk=None):
-        """A new Vector: f(u) (unary), f(left, u), f(u, right), or f(u, i, 0, thunk)."""
-        from .operations.apply import apply_method
-        return apply_method(self, op, right, left=left, thunk=thunk)
-
-    def select(self, op, thunk=None):
-        """A new Vector: the entries where f(u, i, 0, thunk) is true."""
-        from .operations.select import select_method
-        return select_method(self, op, thunk)
-
-    def reduce_scalar(self, op="plus", *, accum=None, initial=None):
-        """⊕ over every entry, as a NumPy scalar (the identity when there are none)."""
-        from .operations.reduce import reduce_scalar_method
-        return reduce_scalar_method(self, op, accum=accum, initial=initial)
-
-    reduce = reduce_scalar  # python-graphblas's name for a Vector
+    reduce = ElementwiseMethods.reduce_scalar  # python-graphblas's name for a Vector
 
     def _diag_of(A, k=0):
         """Vector.diag(A, k=0): diagonal k of A."""

@@ -12,7 +12,8 @@ import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("grblas_gpu", "semirings")
-CONTAINERS = ("grblas_gpu.matrix", "grblas_gpu.vector", "grblas_gpu.transposed")
+CONTAINERS = ("grblas_gpu.matrix", "grblas_gpu.vector", "grblas_gpu.transposed",
+              "grblas_gpu.methods")
 
 
 def _modules():
