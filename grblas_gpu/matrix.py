@@ -11,7 +11,6 @@ import numpy as np
 from . import backend
 from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, check_same_length,
                         index_dtype, is_index_collection, values_and_dtype, values_array)
-from .descriptor import Method
 from .errors import IndexOutOfBounds, InvalidValue, NotSupported
 from . import memory
 from .mask import MaskableMixin
@@ -502,35 +501,6 @@ class Matrix(MaskableMixin, MatrixMethods):
 
     def __eq__(self, other):
         raise InvalidValue("use A.isequal(B) to compare matrices (== is not defined)")
-
-    # ------------------------------------------------------------------ operations
-    # Each method runs the operation it names (imported in the body: grblas_gpu.operations
-    # sits above the containers; tests/test_layering.py) and returns a new object, except
-    # assign and subassign (in place).
-    def mxm(self, other, semiring="plus_times", *, mask=None, accum=None, desc=None,
-            method=Method.AUTO):
-        """A new Matrix T = A ⊕.⊗ B in the semiring's output type."""
-        from .operations.mxm import mxm_method
-        return mxm_method(self, other, semiring, mask=mask, accum=accum, desc=desc, method=method)
-
-    def mxv(self, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
-            direction=None):
-        """A new Vector w = A ⊕.⊗ u in the semiring's output type."""
-        from .operations.mxv import mxv_method
-        return mxv_method(self, u, semiring, mask=mask, accum=accum, desc=desc,
-                          direction=direction)
-
-    def __matmul__(self, other):
-        """A @ B = A.mxm(B, plus_times); A @ u = A.mxv(u, plus_times)."""
-        from .operations.mxm import matmul
-        return matmul(self, other)
-
-    def __rmatmul__(self, other):  # x @ A for an x that is no GraphBLAS object
-        raise InvalidValue(f"x @ A needs a Matrix or a Vector x, got {type(other).__name__}")
-
-    # NumPy operators (array @ A, array + A) defer to this class instead of reading it as an
-    # object array, so an array operand meets the InvalidValue above
-    __array_ufunc__ = None
 
     def _diag_of(v, k=0):
         """Matrix.diag(v, k=0): a Matrix with v on diagonal k."""

@@ -5,6 +5,9 @@ A method imports its operation when called: the operations build and check conta
 they sit above the containers, and a method is the public door into them, one call deep (the
 one kind of edge tests/test_import_graph.py declares and leaves out of its cycle check)."""
 
+from .descriptor import Method
+from .errors import InvalidValue
+
 __all__ = ["ElementwiseMethods", "MatrixMethods"]
 
 
@@ -45,9 +48,35 @@ class ElementwiseMethods:
 
 
 class MatrixMethods(ElementwiseMethods):
-    """Methods of a Matrix and of a transposed view."""
+    """Methods of a Matrix and of a transposed view (which the operations read as the parent
+    with its transpose flag flipped)."""
 
     __slots__ = ()
+
+    def mxm(self, other, semiring="plus_times", *, mask=None, accum=None, desc=None,
+            method=Method.AUTO):
+        """A new Matrix T = A ⊕.⊗ B in the semiring's output type."""
+        from .operations.mxm import mxm_method
+        return mxm_method(self, other, semiring, mask=mask, accum=accum, desc=desc, method=method)
+
+    def mxv(self, u, semiring="plus_times", *, mask=None, accum=None, desc=None,
+            direction=None):
+        """A new Vector w = A ⊕.⊗ u in the semiring's output type."""
+        from .operations.mxv import mxv_method
+        return mxv_method(self, u, semiring, mask=mask, accum=accum, desc=desc,
+                          direction=direction)
+
+    def __matmul__(self, other):
+        """A @ B = A.mxm(B, plus_times); A @ u = A.mxv(u, plus_times)."""
+        from .operations.mxm import matmul
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):  # x @ A for an x that is no GraphBLAS object
+        raise InvalidValue(f"x @ A needs a Matrix or a Vector x, got {type(other).__name__}")
+
+    # NumPy operators (array @ A, array + A) defer to this class instead of reading it as an
+    # object array, so an array operand meets the InvalidValue above
+    __array_ufunc__ = None
 
     def tril(self, k=0):
         """The entries on and below diagonal k (j <= i + k)."""

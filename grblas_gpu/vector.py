@@ -587,7 +587,7 @@ class Vector(MaskableMixin, ElementwiseMethods):
 
     # ------------------------------------------------------------------ operations
     # Each method runs the operation it names (imported in the body: grblas_gpu.operations
-    # sits above the containers; tests/test_layering.py) and returns a new object, except
+    # sits above the containers; tests/test_import_graph.py) and returns a new object, except
     # assign and subassign (in place).
     def vxm(self, A, semiring="plus_times", *, mask=None, accum=None, desc=None,
             direction=None):
