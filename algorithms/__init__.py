@@ -7,6 +7,8 @@
     widest_path(A, source)                        (max, min)
     pagerank(A, alpha, bookmark=, guess=, tolerance=, max_iter=)
     triangle_count(A)                             C⟨L⟩ = L plus.pair Lᵀ, Σ C
+    betweenness(A, sources)                       batched Brandes: ns BFSs as one frontier
+                                                  matrix, dependencies accumulated back
     spectral_clustering(A, n_clusters, n_eig_vects, algorithm, ...) -> (clustering, eig_vals,
                                                                        eig_vects)
     analyze_clustering(A, n_clusters, clustering, metric)
@@ -21,6 +23,7 @@ nvGRAPH C API over these functions; ``demo()`` runs everything on Zachary's kara
 import sys
 
 from . import topology
+from .betweenness import betweenness
 from .bfs import bfs, bfs_advanced
 from .pagerank import pagerank, pagerank_advanced
 from .spectral import (BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG, EDGE_CUT, MODULARITY,
@@ -36,7 +39,7 @@ from .widest_path import widest_path
 
 __all__ = [
     "srspmv", "bfs", "bfs_advanced", "sssp", "widest_path", "pagerank", "pagerank_advanced",
-    "triangle_count", "spectral_clustering", "analyze_clustering",
+    "triangle_count", "betweenness", "spectral_clustering", "analyze_clustering",
     "extract_subgraph_by_vertex", "extract_subgraph_by_edge", "convert_topology",
     "CSRTopology", "CSCTopology", "COOTopology", "UNSORTED", "SORT_BY_SOURCE",
     "SORT_BY_DESTINATION", "MODULARITY_MAXIMIZATION", "BALANCED_CUT_LANCZOS",
