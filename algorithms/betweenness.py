@@ -86,8 +86,7 @@ def _brandes(A, sources, trace):
     # replace, and the mxm's second input (A or Aᵀ) read as its pattern: no values cast
     rs = gg.Descriptor(replace=True, structure_second=True)
     # F = {(i, s_i): 1} ;  P = F
-    F = gg.Matrix.from_coo(np.arange(ns), sources, np.ones(ns), nrows=ns, ncols=n,
-                           dtype=gg.FP64)
+    F = gg.Matrix.from_coo(np.arange(ns), sources, 1.0, nrows=ns, ncols=n, dtype=gg.FP64)
     P = F.dup()
     # F⟨¬P.S, replace⟩ = F plus.first A
     gg.mxm(F, F, A, semirings.plus_first, mask=~P.S, desc=rs)
