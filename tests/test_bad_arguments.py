@@ -216,7 +216,7 @@ CALLS = {
     "Matrix.from_csc": lambda o: (gg.Matrix.from_csc, [[0, 1, 2], [0, 1], [1.0, 2.0]],
                                   dict(nrows=2, dtype=None)),
     "Matrix.from_csr": lambda o: (gg.Matrix.from_csr, [[0, 1, 2], [0, 1], [1.0, 2.0]],
-                                  dict(ncols=2, dtype=None)),
+                                  dict(ncols=2, dtype=None, trusted=False)),
     "Matrix.from_dense": lambda o: (gg.Matrix.from_dense, [np.eye(3)], dict(missing_value=0.0, dtype=None)),
     "Matrix.from_graphblas": lambda o: (gg.Matrix.from_graphblas, [_graph_data()], {}),
     "Matrix.from_scipy": lambda o: (gg.Matrix.from_scipy, [o.A.to_scipy()], dict(dtype=None, dup_op=None)),
