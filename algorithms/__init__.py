@@ -7,6 +7,7 @@
     widest_path(A, source)                        (max, min)
     pagerank(A, alpha, bookmark=, guess=, tolerance=, max_iter=)
     triangle_count(A)                             C⟨L⟩ = L plus.pair Lᵀ, Σ C
+    connected_components(A)                       FastSV: min.second hooking, f = f(f)
     spectral_clustering(A, n_clusters, n_eig_vects, algorithm, ...) -> (clustering, eig_vals,
                                                                        eig_vects)
     analyze_clustering(A, n_clusters, clustering, metric)
@@ -22,6 +23,7 @@ import sys
 
 from . import topology
 from .bfs import bfs, bfs_advanced
+from .connected_components import connected_components
 from .pagerank import pagerank, pagerank_advanced
 from .spectral import (BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG, EDGE_CUT, MODULARITY,
                        MODULARITY_MAXIMIZATION, RATIO_CUT, analyze_clustering,
@@ -36,7 +38,7 @@ from .widest_path import widest_path
 
 __all__ = [
     "srspmv", "bfs", "bfs_advanced", "sssp", "widest_path", "pagerank", "pagerank_advanced",
-    "triangle_count", "spectral_clustering", "analyze_clustering",
+    "triangle_count", "connected_components", "spectral_clustering", "analyze_clustering",
     "extract_subgraph_by_vertex", "extract_subgraph_by_edge", "convert_topology",
     "CSRTopology", "CSCTopology", "COOTopology", "UNSORTED", "SORT_BY_SOURCE",
     "SORT_BY_DESTINATION", "MODULARITY_MAXIMIZATION", "BALANCED_CUT_LANCZOS",

@@ -18,6 +18,7 @@ import types as pytypes
 import numpy as np
 import pytest
 
+import algorithms
 import grblas_gpu as gg
 import semirings
 from grblas_gpu import generate, onemkl
@@ -165,6 +166,8 @@ def _ops(**kw):
 
 # name -> o -> (callable, args, kwargs)
 CALLS = {
+    "algorithms.connected_components": lambda o: (algorithms.connected_components, [o.A],
+                                                  dict(trace=None)),
     # ---- grblas_gpu operations
     "mxm": lambda o: (gg.mxm, [o.C, o.A, o.B, "plus_times"],
                       _ops(request=gg.Request.COMPUTE_ALL, method=gg.Method.AUTO)),
@@ -482,6 +485,7 @@ def public_callables():
               if callable(getattr(gg.traversal, n)) and n != "traverse"]   # (gg.traverse)
     names += [f"onemkl.{n}" for n, f in vars(onemkl).items()
               if not n.startswith("_") and inspect.isfunction(f) and f.__module__ == onemkl.__name__]
+    names += ["algorithms.connected_components"]     # (algorithms/ has no fuzzer of its own)
     return sorted(set(names))
 
 
