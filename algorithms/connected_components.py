@@ -26,7 +26,9 @@ grandparents stop changing, each component is one star rooted at m (FastSV's ter
 argument): f(i) is the smallest vertex id of i's component. The vector forms of f(f) (extract) and of the scatter (assign with
 accum=min on duplicate indices, which GraphBLAS leaves undefined) are both products with P,
 as LAGraph builds its Parent matrix from f's array; P is constructed without checks
-(``Matrix.from_csr(trusted=True)``, GxB's load), so an iteration reads one scalar, changed.
+(``Matrix.from_csr(trusted=True)``, GxB's load), so the loop reads one scalar an iteration,
+changed. (NOTE: the pull over each new P also makes P's row plan and counts its empty rows
+once, engine reads that a plan kept across iterations would save.)
 
 Cached properties (``Matrix.memo``): S, kept with A.
 
