@@ -9,6 +9,7 @@
     triangle_count(A)                             C⟨L⟩ = L plus.pair Lᵀ, Σ C
     betweenness(A, sources)                       batched Brandes: ns BFSs as one frontier
                                                   matrix, dependencies accumulated back
+    connected_components(A)                       FastSV: min.second hooking, f = f(f)
     spectral_clustering(A, n_clusters, n_eig_vects, algorithm, ...) -> (clustering, eig_vals,
                                                                        eig_vects)
     analyze_clustering(A, n_clusters, clustering, metric)
@@ -25,6 +26,7 @@ import sys
 from . import topology
 from .betweenness import betweenness
 from .bfs import bfs, bfs_advanced
+from .connected_components import connected_components
 from .pagerank import pagerank, pagerank_advanced
 from .spectral import (BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG, EDGE_CUT, MODULARITY,
                        MODULARITY_MAXIMIZATION, RATIO_CUT, analyze_clustering,
@@ -39,7 +41,8 @@ from .widest_path import widest_path
 
 __all__ = [
     "srspmv", "bfs", "bfs_advanced", "sssp", "widest_path", "pagerank", "pagerank_advanced",
-    "triangle_count", "betweenness", "spectral_clustering", "analyze_clustering",
+    "triangle_count", "connected_components", "betweenness", "spectral_clustering",
+    "analyze_clustering",
     "extract_subgraph_by_vertex", "extract_subgraph_by_edge", "convert_topology",
     "CSRTopology", "CSCTopology", "COOTopology", "UNSORTED", "SORT_BY_SOURCE",
     "SORT_BY_DESTINATION", "MODULARITY_MAXIMIZATION", "BALANCED_CUT_LANCZOS",

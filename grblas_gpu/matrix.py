@@ -171,8 +171,17 @@ class Matrix(MaskableMixin, MatrixMethods):
         return cls._from_csr(nrows, ncols, dt, row_offsets(rows, nrows), cols, vals, iso)
 
     @classmethod
-    def from_csr(cls, indptr, indices, values=None, *, ncols=None, dtype=None):
-        """Build from CSR arrays (column indices sorted and unique within each row)."""
+    def from_csr(cls, indptr, indices, values=None, *, ncols=None, dtype=None, trusted=False):
+        """Build from CSR arrays (column indices sorted and unique within each row).
+        trusted=True (SuiteSparse's GxB load, as Vector.from_coo's): ``indptr`` and
+        ``indices`` are 1-D integer backend arrays already valid (offsets from 0 to
+        len(indices), non-decreasing; indices sorted, unique within each row and in
+        [0, ncols)), ``values`` a backend array as long, a scalar or None; ncols and dtype
+        are required. Only types and lengths are checked (nothing that reads the device), and
+        arrays of the matrix's index type are adopted, not copied: the caller must not write
+        into them afterwards."""
+        if as_flag(trusted, "trusted"):
+            return cls._trusted_csr(indptr, indices, values, ncols, dtype)
         indptr = as_index_array(indptr, "indptr")
         indices = as_index_array(indices, "indices")
         vals, iso, dt = values_and_dtype(values, len(indices), dtype)
@@ -182,6 +191,30 @@ class Matrix(MaskableMixin, MatrixMethods):
         rows = xp.searchsorted(indptr, xp.arange(len(indices)), side="right") - 1
         _check_sorted_unique(rows, indices, "column indices")
         return cls._from_csr(nrows, ncols, dt, indptr, indices, vals, iso)
+
+    @classmethod
+    def _trusted_csr(cls, indptr, indices, values, ncols, dtype):
+        if ncols is None or dtype is None:
+            raise InvalidValue("from_csr(trusted=True) needs ncols and dtype")
+        ncols, dt = check_dim(ncols, "ncols"), lookup_dtype(dtype)
+        for a, what in ((indptr, "indptr"), (indices, "indices")):
+            if not (isinstance(a, xp.ndarray) and a.ndim == 1 and a.dtype.kind in "iu"):
+                raise InvalidValue(f"from_csr(trusted=True) needs {what} as a 1-D integer "
+                                   f"{backend.name} array, got {type(a).__name__}")
+        if len(indptr) < 1:
+            raise InvalidValue("indptr must have length nrows+1 >= 1")
+        nrows = len(indptr) - 1
+        if nrows + 1 > MAX_POINTER_LENGTH:
+            _check_pointer_length(nrows, "nrows")           # (raises NotSupported)
+        if values is None or np.isscalar(values) or getattr(values, "ndim", None) == 0:
+            _, iso, _ = values_and_dtype(values, len(indices), dt)
+            return cls._from_csr(nrows, ncols, dt, indptr, indices, None, iso)
+        if not (isinstance(values, xp.ndarray) and values.ndim == 1
+                and len(values) == len(indices)):
+            raise InvalidValue(f"from_csr(trusted=True) needs values as a 1-D {backend.name} "
+                               f"array of {len(indices)} entries, a scalar or None")
+        vals, _, _ = values_and_dtype(values, len(indices), dt)
+        return cls._from_csr(nrows, ncols, dt, indptr, indices, vals)
 
     @classmethod
     def from_csc(cls, indptr, indices, values=None, *, nrows=None, dtype=None):

@@ -18,6 +18,7 @@ import types as pytypes
 import numpy as np
 import pytest
 
+import algorithms
 import grblas_gpu as gg
 import semirings
 from grblas_gpu import generate, onemkl
@@ -165,6 +166,8 @@ def _ops(**kw):
 
 # name -> o -> (callable, args, kwargs)
 CALLS = {
+    "algorithms.connected_components": lambda o: (algorithms.connected_components, [o.A],
+                                                  dict(trace=None)),
     # ---- grblas_gpu operations
     "mxm": lambda o: (gg.mxm, [o.C, o.A, o.B, "plus_times"],
                       _ops(request=gg.Request.COMPUTE_ALL, method=gg.Method.AUTO)),
@@ -216,7 +219,7 @@ CALLS = {
     "Matrix.from_csc": lambda o: (gg.Matrix.from_csc, [[0, 1, 2], [0, 1], [1.0, 2.0]],
                                   dict(nrows=2, dtype=None)),
     "Matrix.from_csr": lambda o: (gg.Matrix.from_csr, [[0, 1, 2], [0, 1], [1.0, 2.0]],
-                                  dict(ncols=2, dtype=None)),
+                                  dict(ncols=2, dtype=None, trusted=False)),
     "Matrix.from_dense": lambda o: (gg.Matrix.from_dense, [np.eye(3)], dict(missing_value=0.0, dtype=None)),
     "Matrix.from_graphblas": lambda o: (gg.Matrix.from_graphblas, [_graph_data()], {}),
     "Matrix.from_scipy": lambda o: (gg.Matrix.from_scipy, [o.A.to_scipy()], dict(dtype=None, dup_op=None)),
@@ -482,6 +485,7 @@ def public_callables():
               if callable(getattr(gg.traversal, n)) and n != "traverse"]   # (gg.traverse)
     names += [f"onemkl.{n}" for n, f in vars(onemkl).items()
               if not n.startswith("_") and inspect.isfunction(f) and f.__module__ == onemkl.__name__]
+    names += ["algorithms.connected_components"]     # (algorithms/ has no fuzzer of its own)
     return sorted(set(names))
 
 

@@ -245,3 +245,38 @@ def test_vector_from_coo_trusted_checks_types_and_lengths(kwargs):
         args["indices"] = xp.asarray(kwargs["indices"])
     with pytest.raises(gg.GraphBLASError):
         gg.Vector.from_coo(args.pop("indices"), args.pop("values"), trusted=True, **args)
+
+
+def test_matrix_from_csr_trusted_adopts_the_arrays():
+    ptr, idx, vals = dev([0, 1, 1, 3], np.int32), dev([2, 0, 2], np.int32), dev([10, 20, 30])
+    A = gg.Matrix.from_csr(ptr, idx, vals, ncols=3, dtype=gg.INT64, trusted=True)
+    assert A.isequal(gg.Matrix.from_coo([0, 2, 2], [2, 0, 2], [10, 20, 30], nrows=3, ncols=3,
+                                        dtype="INT64"))
+    same = backend.data_address
+    got = A.to_csr(device=True)
+    assert [same(a) for a in got] == [same(a) for a in (ptr, idx, vals)]  # adopted, not copied
+    iso = gg.Matrix.from_csr(ptr, idx, 1, ncols=3, dtype=gg.INT32, trusted=True)
+    assert H(iso.to_coo()[2]).tolist() == [1, 1, 1] and iso.shape == (3, 3)
+    pattern = gg.Matrix.from_csr(ptr, idx, None, ncols=4, dtype=gg.BOOL, trusted=True)
+    assert pattern.shape == (3, 4) and pattern.nvals == 3
+
+
+@pytest.mark.parametrize("kwargs", [dict(dtype="INT64"), dict(ncols=3),
+                                    dict(ncols=3, dtype="INT64", indptr=[0, 1, 1, 3]),
+                                    dict(ncols=3, dtype="INT64", indices=[2, 0, 2]),
+                                    dict(ncols=3, dtype="INT64", indptr=np.zeros(0, np.int64)),
+                                    dict(ncols=3, dtype="INT64", indices=np.ones((3, 1), np.int64)),
+                                    dict(ncols=3, dtype="INT64", values=np.ones(2, np.int64)),
+                                    dict(ncols=3, dtype="INT64", values=np.ones(3, complex)),
+                                    dict(ncols=3, dtype="INT64", values="x"),
+                                    dict(ncols=-1, dtype="INT64"),
+                                    dict(ncols=3, dtype="INT64", trusted="yes")])
+def test_matrix_from_csr_trusted_checks_types_and_lengths(kwargs):
+    args = dict(indptr=np.array([0, 1, 1, 3]), indices=np.array([2, 0, 2]),
+                values=np.array([1, 2, 3]), trusted=True)
+    args.update(kwargs)
+    for k in ("indptr", "indices", "values"):
+        if isinstance(args[k], np.ndarray):
+            args[k] = xp.asarray(args[k])
+    with pytest.raises(gg.GraphBLASError):
+        gg.Matrix.from_csr(args.pop("indptr"), args.pop("indices"), args.pop("values"), **args)
