@@ -168,6 +168,8 @@ def _ops(**kw):
 CALLS = {
     "algorithms.connected_components": lambda o: (algorithms.connected_components, [o.A],
                                                   dict(trace=None)),
+    "algorithms.betweenness": lambda o: (algorithms.betweenness, [o.A, [0, 1]],
+                                         dict(trace=None)),
     # ---- grblas_gpu operations
     "mxm": lambda o: (gg.mxm, [o.C, o.A, o.B, "plus_times"],
                       _ops(request=gg.Request.COMPUTE_ALL, method=gg.Method.AUTO)),
@@ -485,7 +487,8 @@ def public_callables():
               if callable(getattr(gg.traversal, n)) and n != "traverse"]   # (gg.traverse)
     names += [f"onemkl.{n}" for n, f in vars(onemkl).items()
               if not n.startswith("_") and inspect.isfunction(f) and f.__module__ == onemkl.__name__]
-    names += ["algorithms.connected_components"]     # (algorithms/ has no fuzzer of its own)
+    names += ["algorithms.connected_components", "algorithms.betweenness"]   # (algorithms/
+    # has no fuzzer of its own)
     return sorted(set(names))
 
 
