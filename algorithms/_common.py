@@ -14,10 +14,11 @@ so "u / ||u||" is three GraphBLAS calls and no transfer.
 import numpy as np
 
 import grblas_gpu as gg
+import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
 
-__all__ = ["check_square", "check_vertex", "check_number", "check_flag", "emit", "float_type",
+__all__ = ["all_finite", "check_square", "check_vertex", "check_number", "check_flag", "emit", "float_type",
            "as_vector", "index_type", "REPLACE"]
 
 # Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
@@ -98,3 +99,12 @@ def as_vector(x, n, dtype, what):
     if a.dtype.kind not in "biuf":
         raise InvalidValue(f"{what} must hold numbers, got dtype {a.dtype}")
     return gg.Vector.from_dense(a.astype(gg.lookup_dtype(dtype).np_type, copy=False))
+
+
+def all_finite(v):
+    """Is every entry of v (FP32 or FP64) finite? Σ 0 .* v is NaN exactly when one is not
+    (one reduction, one read)."""
+    z = gg.Vector(v.dtype, v.size)
+    # z = 0 .* v
+    gg.apply(z, v, semirings.binary.times, left=v.dtype.np_type.type(0))
+    return bool(np.isfinite(float(gg.reduce_scalar(z, semirings.monoid.plus))))

@@ -62,7 +62,7 @@ import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue
 
-from ._common import REPLACE, check_square, check_vertex, emit
+from ._common import REPLACE, all_finite, check_square, check_vertex, emit
 
 __all__ = ["betweenness"]
 
@@ -123,6 +123,9 @@ def _brandes(A, sources, trace):
     gg.assign(c, float(-ns), gg.ALL)
     # c += Σ_i B(i, :)
     gg.reduce_columnwise(c, B, semirings.monoid.plus, accum=semirings.binary.plus)
+    if not all_finite(c):  # (more shortest paths than FP64 holds: inf or NaN, never returned)
+        raise InvalidValue("betweenness: the shortest-path counts overflow FP64 (more than "
+                           "~1e308 shortest paths from a source)")
     return c.to_dense(device=True)
 
 

@@ -67,7 +67,7 @@ import semirings
 from semirings import indexunary
 from grblas_gpu.errors import InvalidValue, NotConverged
 
-from ._common import REPLACE, as_vector, check_flag, check_number, check_square, emit, float_type
+from ._common import REPLACE, all_finite, as_vector, check_flag, check_number, check_square, emit, float_type
 
 __all__ = ["pagerank", "pagerank_advanced", "DEFAULT_TOLERANCE", "DEFAULT_MAX_ITER"]
 
@@ -262,12 +262,8 @@ def _dangling(r, dt):
 
 
 def _check_finite(v, what):
-    """InvalidValue unless every entry of v (FP32 or FP64) is finite: Σ 0 .* v is NaN exactly
-    when one is not (one reduction, one read)."""
-    z = gg.Vector(v.dtype, v.size)
-    # z = 0 .* v
-    gg.apply(z, v, semirings.binary.times, left=v.dtype.np_type.type(0))
-    if not math.isfinite(float(gg.reduce_scalar(z, semirings.monoid.plus))):
+    """InvalidValue unless every entry of v is finite."""
+    if not all_finite(v):
         raise InvalidValue(f"pagerank: {what} must be finite (NaN or inf found)")
 
 

@@ -249,3 +249,23 @@ def test_bad_input():
         betweenness(gg.Matrix(gg.FP64, 3, 4), [0])
     with pytest.raises(gg.InvalidValue):
         betweenness(np.eye(3), [0])
+
+
+def test_path_counts_beyond_fp64_raise_instead_of_returning_nan():
+    """300 layers of 16 vertices, each layer joined to the next completely: 16**299 > 1e308
+    shortest paths reach the last layer, so the counts overflow FP64."""
+    width, layers = 16, 300
+    rows, cols = [], []
+    for k in range(layers - 1):
+        a = np.repeat(np.arange(width) + k * width, width)
+        rows.append(a)
+        cols.append(np.tile(np.arange(width) + (k + 1) * width, width))
+    n = width * layers
+    A = gg.Matrix.from_coo(np.concatenate(rows), np.concatenate(cols), 1.0, nrows=n, ncols=n)
+    with pytest.raises(gg.InvalidValue, match="overflow"):
+        betweenness(A, [0])
+    # a shorter stack stays finite
+    m = width * 64
+    small = gg.Matrix.from_coo(np.concatenate(rows[:63]), np.concatenate(cols[:63]), 1.0,
+                               nrows=m, ncols=m)
+    assert np.isfinite(backend.to_host(betweenness(small, [0]))).all()
