@@ -31,6 +31,12 @@ each iteration instead of copying. Each step is a fixed sequence of operations o
 vectors, so it runs as a gg.Replay: on the GPU, recorded once as a CUDA graph and launched
 once per iteration (its dozen operations cost more to issue from Python than to run).
 
+Cached properties (``Matrix.memo``): on A, by (type, normalize), P and the dangling flags
+(dangling(i) = (w(i) == 0), w = P +.first 1 the row sums, held in full dense vectors so no
+step compacts); on P, by (type, alpha), G with the transpose its products read. A repeated
+call on the same graph builds neither; b (from the bookmark, which may be the call's own) is
+made each call, a few elementwise passes. New content of A (or P) drops what it kept.
+
 Tiers: :func:`pagerank` (basic) builds P from an adjacency matrix (row-normalised by
 out-weight unless ``normalize=False``, which takes A as the transition matrix, as nvGRAPH
 does) and the bookmark (rows with no entries) when not given; :func:`pagerank_advanced`
