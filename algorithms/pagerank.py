@@ -31,6 +31,12 @@ each iteration instead of copying. Each step is a fixed sequence of operations o
 vectors, so it runs as a gg.Replay: on the GPU, recorded once as a CUDA graph and launched
 once per iteration (its dozen operations cost more to issue from Python than to run).
 
+Cached properties (``Matrix.memo``): on A, by (type, normalize), P and the dangling flags
+(dangling(i) = (w(i) == 0), w = P +.first 1 the row sums, held in full dense vectors so no
+step compacts); on P, by (type, alpha), G with the transpose its products read. A repeated
+call on the same graph builds neither; b (from the bookmark, which may be the call's own) is
+made each call, a few elementwise passes. New content of A (or P) drops what it kept.
+
 Tiers: :func:`pagerank` (basic) builds P from an adjacency matrix (row-normalised by
 out-weight unless ``normalize=False``, which takes A as the transition matrix, as nvGRAPH
 does) and the bookmark (rows with no entries) when not given; :func:`pagerank_advanced`
@@ -64,15 +70,20 @@ import math
 
 import grblas_gpu as gg
 import semirings
-from semirings import indexunary
+from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue, NotConverged
 
-from ._common import REPLACE, all_finite, as_vector, check_flag, check_number, check_square, emit, float_type
+from ._common import (all_finite, as_vector, check_flag, check_number, check_square, emit,
+                      float_type)
 
 __all__ = ["pagerank", "pagerank_advanced", "DEFAULT_TOLERANCE", "DEFAULT_MAX_ITER"]
 
 DEFAULT_TOLERANCE = 1e-6   # nvGRAPH: tolerance 0.0 means this
 DEFAULT_MAX_ITER = 500     # nvGRAPH: max_iter <= 0 means this
+
+# memo keys (Matrix.memo): what a graph keeps from call to call
+TRANSITION = "algorithms.pagerank.transition"   # on A, with (type, normalize): (P, dangling)
+SCALED = "algorithms.pagerank.scaled"           # on P, with (type, alpha): G
 
 
 def pagerank(A, alpha=0.85, *, bookmark=None, guess=None, tolerance=DEFAULT_TOLERANCE,
@@ -88,20 +99,9 @@ def pagerank(A, alpha=0.85, *, bookmark=None, guess=None, tolerance=DEFAULT_TOLE
     _check_nonempty(n)
     normalize = check_flag(normalize, "pagerank: normalize")
     dt = float_type(A)
-    P = A.dup(dt)
-    r = gg.Vector(dt, n)
-    # r(i) = Σ_j P(i, j)   (out-weight)
-    gg.reduce_rowwise(r, P, semirings.monoid.plus)
-    _check_finite(r, "the weights (or a row's sum)")
-    # r = r⟨r ≠ 0⟩   (rows summing to 0 are dangling)
-    gg.select(r, r, indexunary.valuene, 0, desc=REPLACE)
-    if normalize:
-        # r = 1 ./ r
-        gg.apply(r, r, semirings.unary.minv)
-        # P = diag(r) +.* P   (a row without r(i) becomes empty)
-        gg.mxm(P, _diag(r), P, semirings.plus_times)
+    P, dangling = A.memo((TRANSITION, dt, normalize), lambda: _transition(A, dt, normalize))
     if bookmark is None:
-        bm = _dangling(r, dt)
+        bm = dangling
     else:
         bm = as_vector(bookmark, n, dt, "bookmark")
     if guess is None:
@@ -133,9 +133,46 @@ def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=N
     return _power_method(P, alpha, bookmark, guess.dup(), tolerance, max_iter, trace)
 
 
+def _transition(A, dt, normalize):
+    """(P, dangling): P = D⁻¹A (A itself, typed dt, without ``normalize``), dangling(i) = 1
+    where row i of A sums to 0, else 0; both full where vectors, so nothing is compacted."""
+    n = A.nrows
+    P = A.dup(dt)
+    # ones(:) = 1 ;  w(:) = 0
+    ones, w = _full(dt, n, 1), _full(dt, n, 0)
+    # w += P +.first ones   (w(i) = Σ_j P(i, j), the out-weight; 0 for an empty row)
+    gg.mxv(w, P, ones, semirings.plus_first, accum=semirings.binary.plus)
+    _check_finite(w, "the weights (or a row's sum)")
+    if normalize:
+        # w⁻¹ = 0 ∪second (1 ./ w)⟨w ≠ 0⟩   (a row summing to 0 keeps no factor)
+        inv = _where_nonzero(w, 0.0, gg.apply(gg.Vector(dt, n), w, semirings.unary.minv,
+                                              mask=w.V))
+        # P = diag(w⁻¹) +.* P
+        gg.mxm(P, _diag(inv), P, semirings.plus_times)
+    # dangling = (w == 0)   (rows summing to 0)
+    dangling = gg.apply(gg.Vector(dt, n), w, semirings.binary.eq, right=0)
+    return P, dangling
+
+
+def _where_nonzero(u, default, t):
+    """The full vector t ∪second (default everywhere): default where t has no entry. (A
+    masked write does not know its count; the union with a full vector does, uncounted.)"""
+    # z(:) = default ;  z = z ∪second t
+    z = _full(u.dtype, u.size, default)
+    return gg.ewise_add(z, z, t, semirings.binary.second)
+
+
+def _full(dt, n, value):
+    """A full Vector held dense (values and bitmap): operations on it take the bitmap paths,
+    with no sorting or compaction, whatever the backend."""
+    return gg.Vector.from_dense(backend.xp.full(n, value, dtype=dt.np_type))
+
+
 def _power_method(P, alpha, bm, x, tol, max_iter, trace):
     n, dt = P.nrows, float_type(P)
-    G, b = _fixed_operands(P, alpha, bm, dt)
+    # G is P's, kept with it: a repeated call on the same graph does not transpose again
+    G = P.memo((SCALED, dt, alpha), lambda: _scaled(P, alpha, dt))
+    b = _rank_one(bm, alpha, dt)
     y, work = gg.Vector(dt, n), gg.Vector(dt, n)
     d, s = gg.Vector(dt, 1), gg.Vector(dt, 1)
     zero = dt.np_type.type(0)  # (a Python 0 would make the subtraction FP64)
@@ -210,17 +247,9 @@ SQUARED_DIFFERENCE = semirings.binary_op(
     types=(gg.FP32, gg.FP64), register=False)
 
 
-def _fixed_operands(P, alpha, bm, dt):
-    """G = alpha P + diag(0) and b = a/n (see the module docstring)."""
+def _scaled(P, alpha, dt):
+    """G = alpha P + diag(0) (see the module docstring)."""
     n = P.nrows
-    # flagged = bm where bm ≠ 0, divided by n   (nvGRAPH's update_dangling_nodes: flagged
-    # vertices keep their flag)
-    flagged = gg.select(gg.Vector(dt, n), bm, indexunary.valuene, 0)
-    gg.apply(flagged, flagged, semirings.binary.div, right=float(n))
-    b = gg.Vector(dt, n)
-    # b(:) = (1 - alpha) / n ;  b = b ∪second flagged   (full, as the engine knows uncounted)
-    gg.assign(b, (1.0 - alpha) / n, gg.ALL)
-    gg.ewise_add(b, b, flagged, semirings.binary.second)
     G = gg.Matrix(dt, n, n)
     # G = alpha .* P
     gg.apply(G, P, semirings.binary.times, left=alpha)
@@ -228,7 +257,17 @@ def _fixed_operands(P, alpha, bm, dt):
     # z(:) = 0 ;  G = G + diag(z)   (explicit zeros: no column of G is empty)
     gg.assign(z, 0.0, gg.ALL)
     gg.ewise_add(G, G, _diag(z), semirings.binary.plus)
-    return G, b
+    return G
+
+
+def _rank_one(bm, alpha, dt):
+    """b = a/n: bm(i)/n where bm(i) ≠ 0 (nvGRAPH's update_dangling_nodes: flagged vertices
+    keep their flag), (1 - alpha)/n elsewhere; full, its count known uncounted."""
+    n = bm.size
+    # flagged⟨bm ≠ 0⟩ = bm / n
+    flagged = gg.apply(gg.Vector(dt, n), bm, semirings.binary.div, right=float(n), mask=bm.V)
+    # b = (1 - alpha)/n ∪second flagged
+    return _where_nonzero(bm, (1.0 - alpha) / n, flagged)
 
 
 def _normalize(u, p, s, work):
@@ -249,16 +288,6 @@ def _normalize(u, p, s, work):
         gg.apply(s, s, semirings.unary.minv)
     # u = u .* s
     gg.apply(u, u, semirings.binary.times, right=s)
-
-
-def _dangling(r, dt):
-    """bookmark(i) = 1 where r (the nonzero row sums of P) has no entry, else 0."""
-    bm = gg.Vector(dt, r.size)
-    # bm(:) = 1
-    gg.assign(bm, 1.0, gg.ALL)
-    # bm⟨r.S⟩ = 0
-    gg.assign(bm, 0.0, gg.ALL, mask=r.S)
-    return bm
 
 
 def _check_finite(v, what):

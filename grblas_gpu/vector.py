@@ -307,7 +307,10 @@ class Vector(MaskableMixin, ElementwiseMethods):
         """(indices, values or None for iso)."""
         if self._sp is None:
             values, bitmap = self._dn
-            idx = xp.nonzero(bitmap)[0].astype(index_dtype(self._size))
+            if self._nvals == self._size:  # full: every index, no compaction (no device sync)
+                idx = xp.arange(self._size, dtype=index_dtype(self._size))
+            else:
+                idx = xp.nonzero(bitmap)[0].astype(index_dtype(self._size))
             self._sp = (idx, values[idx])
             self._nvals = len(idx)
         return self._sp

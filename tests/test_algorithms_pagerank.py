@@ -6,7 +6,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import importlib
+
 import grblas_gpu as gg
+
 from algorithms import pagerank
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
@@ -170,3 +173,94 @@ def test_empty_graph_and_wrong_types_raise():
             pagerank(A, **kwargs)
     with pytest.raises(gg.InvalidValue):
         pagerank("not a matrix")
+
+
+# ---------------------------------------------------------------- the set-up kept with A
+pagerank_module = importlib.import_module("algorithms.pagerank")  # (the name is the function)
+TRANSITION, SCALED = pagerank_module.TRANSITION, pagerank_module.SCALED
+
+
+class _Absent(Exception):
+    pass
+
+
+def kept(M, key):
+    """What M keeps under key, or None (a make that raises keeps nothing)."""
+    def absent():
+        raise _Absent
+    try:
+        return M.memo(key, absent)
+    except _Absent:
+        return None
+
+
+def test_repeated_call_reuses_the_setup_and_matches_the_first():
+    A = generate.rmat(9, seed=7, symmetric=False, weighted=True, dtype=gg.FP64)
+    first_trace = []
+    pr1 = host(pagerank(A, trace=first_trace.append))
+    P, dangling = kept(A, (TRANSITION, gg.FP64, True))
+    G = kept(P, (SCALED, gg.FP64, 0.85))
+    assert G is not None and G.has_csc   # the transpose the products read is kept too
+    repeat_trace = []
+    pr2 = host(pagerank(A, trace=repeat_trace.append))
+    assert kept(A, (TRANSITION, gg.FP64, True))[0] is P and kept(P, (SCALED, gg.FP64, 0.85)) is G
+    assert np.array_equal(pr1, pr2) and first_trace == repeat_trace
+    np.testing.assert_allclose(pr1, nvgraph_reference(A, 0.85), rtol=1e-9, atol=1e-15)
+
+
+def test_new_content_drops_the_setup():
+    A = generate.rmat(8, seed=3, symmetric=False, weighted=True, dtype=gg.FP64)
+    pagerank(A)
+    assert kept(A, (TRANSITION, gg.FP64, True)) is not None
+    # A = 2 .* A   (new content: the memo goes with the old one)
+    gg.apply(A, A, "times", left=2.0)
+    assert kept(A, (TRANSITION, gg.FP64, True)) is None
+    rows, cols, vals = A.to_coo()
+    A2 = gg.Matrix.from_coo(rows, cols, vals ** 2, nrows=A.nrows, ncols=A.ncols)
+    pagerank(A)
+    gg.ewise_mult(A, A, A, "times")      # A's values squared, as A2's
+    pr = host(pagerank(A))
+    np.testing.assert_array_equal(pr, host(pagerank(A2)))
+    np.testing.assert_allclose(pr, nvgraph_reference(A2, 0.85), rtol=1e-9, atol=1e-15)
+
+
+def test_alpha_type_normalize_and_bookmark_do_not_share_an_entry():
+    A = generate.rmat(8, seed=5, symmetric=False, weighted=True, dtype=gg.FP64)
+    for alpha in (0.5, 0.85):
+        # a fresh copy computes what the cached one computes, alpha by alpha
+        np.testing.assert_array_equal(host(pagerank(A, alpha)), host(pagerank(A.dup(), alpha)))
+    P, _ = kept(A, (TRANSITION, gg.FP64, True))
+    assert kept(P, (SCALED, gg.FP64, 0.5)) is not kept(P, (SCALED, gg.FP64, 0.85))
+    unnormalized = host(pagerank(A, normalize=False, max_iter=30, tolerance=0.5))
+    assert kept(A, (TRANSITION, gg.FP64, False))[0] is not P
+    np.testing.assert_array_equal(
+        unnormalized, host(pagerank(A.dup(), normalize=False, max_iter=30, tolerance=0.5)))
+    in_fp32 = host(pagerank(A.dup(gg.FP32)))
+    assert in_fp32.dtype == np.float32 and kept(A, (TRANSITION, gg.FP32, True)) is None
+    # a bookmark given is the call's own: the cached G serves, b is made from it each call
+    bm = np.zeros(A.nrows)
+    bm[::5] = 0.25
+    given = host(pagerank(A, bookmark=bm))
+    np.testing.assert_array_equal(given, host(pagerank(A.dup(), bookmark=bm)))
+    assert not np.array_equal(given, host(pagerank(A)))
+    np.testing.assert_array_equal(host(pagerank(A)), host(pagerank(A.dup())))
+
+
+def test_advanced_tier_keeps_g_with_p():
+    A = generate.rmat(8, seed=6, symmetric=False, weighted=True, dtype=gg.FP64)
+    assert kept(A, (TRANSITION, gg.FP64, True)) is None
+    pagerank(A)
+    P, dangling = kept(A, (TRANSITION, gg.FP64, True))
+    guess = gg.Vector.from_dense(np.full(A.nrows, 1.0 / A.nrows))
+    pr = host(pagerank_module.pagerank_advanced(P, 0.85, dangling, guess, tolerance=1e-6,
+                                                max_iter=100))
+    np.testing.assert_array_equal(pr, host(pagerank(A)))
+    assert kept(P, (SCALED, gg.FP64, 0.85)) is not None
+
+
+def test_a_failed_setup_is_not_kept():
+    A = gg.Matrix.from_coo([0, 1], [1, 0], [np.nan, 1.0], nrows=2, ncols=2)
+    for _ in range(2):   # the same error every call: nothing half-made was kept
+        with pytest.raises(gg.InvalidValue, match="must be finite"):
+            pagerank(A)
+    assert kept(A, (TRANSITION, gg.FP64, True)) is None
