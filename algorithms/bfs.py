@@ -80,7 +80,9 @@ def bfs(A, source, *, undirected=False, edge_mask=None, alpha=None, beta=None, m
     """BFS from ``source`` along the stored edges of A (A(i, j): an edge i -> j).
 
     Returns (distances, predecessors) as dense int32 backend arrays (see the module
-    docstring). ``edge_mask``: one value per stored edge in CSR order, 0 disabling the edge.
+    docstring). ``undirected``: a promise that A's pattern is symmetric (skips the check;
+    without it the check runs once and is kept with A). ``edge_mask``: one value per
+    stored edge in CSR order, 0 disabling the edge.
     ``alpha``, ``beta``: the direction-optimisation thresholds (None: 15 and 18).
     ``method``: "auto", "fused" or "semiring". ``trace(dict)``: per level (see the module
     docstring)."""
