@@ -57,17 +57,8 @@ __all__ += sampling.__all__
 
 
 # ------------------------------------------------------------------------------ CLI
-def _is_symmetric(A):
-    import grblas_gpu as gg
-
-    T = gg.Matrix(A.dtype, A.ncols, A.nrows)
-    # T = Aᵀ
-    gg.transpose(T, A)
-    return T.isequal(A)
-
-
 def _run_bfs(A, source=0, trace=None):
-    return bfs(A, source, undirected=_is_symmetric(A), trace=trace)
+    return bfs(A, source, trace=trace)  # pulls where A's pattern is symmetric or has Aᵀ
 
 
 def _run_triangles(A, source=0, trace=None):

@@ -19,10 +19,12 @@ Direction (Beamer, Asanović, Patterson, SC 2012; nvGRAPH's bfs.cu state machine
 rule of grblas_gpu.traversal (DIRECTION_RULE, ``next_direction``):
     push -> pull  when  mf > mu / alpha     (mu: edges not yet explored)
     pull -> push  when  the frontier shrinks and nf < n / beta
-nvGRAPH's defaults are alpha = 15, beta = 18. Like nvGRAPH (which pulls only on undirected
-graphs) and LAGraph (which pulls only when G->AT exists), pull needs Sᵀ: the basic entry
-point has it for free when ``undirected`` (S is its own transpose); for a directed graph it
-runs push only unless the advanced entry point is given ``AT``.
+nvGRAPH's defaults are alpha = 15, beta = 18. Pull needs Sᵀ (LAGraph pulls only when G->AT
+exists or G->A_structure_is_symmetric). The basic entry point always has it, as LAGraph's
+basic tier computes missing cached properties: S itself when ``undirected`` (a promise, not
+checked) or when A's pattern is symmetric (``A.is_symmetric(structure=True)``, checked once
+and kept with A), else Sᵀ, built once and kept with A. The advanced entry point takes
+``AT`` as given (None: push only).
 
 Methods: ``"semiring"`` runs the formulation above as GraphBLAS calls (a device read per
 level: |q| and mf); ``"fused"`` runs gg.traverse, the same levels each as one fused kernel
@@ -30,8 +32,15 @@ with the level loop on the device (one device read per 8 levels); ``"auto"`` tak
 where gg.traversal.supports the graph, else semiring. Both give the same levels, directions
 and trace figures; the trees may differ (any valid one).
 
-Cached properties (``Matrix.memo``): S, kept with A; deg (semiring) and the fused levels'
-workspaces (gg.traverse), kept with S.
+Cached properties (``Matrix.memo``; each dropped when its matrix gets new content):
+    A.memo("algorithms.bfs.pattern")            S = one(A)
+    A.memo(("grblas_gpu.Matrix.is_symmetric", True))
+                                                whether A's pattern is symmetric (bool)
+    A.memo("algorithms.bfs.pattern_transpose")  Sᵀ, only where that pattern is not symmetric
+    S.memo("algorithms.bfs.out_degree")         deg (semiring)
+    S.memo("grblas_gpu.traversal.free")         the fused levels' workspaces (gg.traverse)
+With an ``edge_mask`` nothing is kept with A: S and Sᵀ depend on the mask, so each call
+builds S, checks its pattern and builds Sᵀ where needed (unless ``undirected``).
 
 Results (nvGRAPH's): dense backend int32 arrays of length n, new for each search;
 distances[source] = 0, 2**31 - 1 where unreachable; predecessors[source] = -1, -1 where
@@ -62,25 +71,35 @@ __all__ = ["bfs", "bfs_advanced", "METHODS", "DEFAULT_ALPHA", "DEFAULT_BETA", "U
 
 METHODS = ("auto", "fused", "semiring")
 
+# read the input's pattern only (GrB_STRUCTURE on the first input)
+_STRUCTURE = gg.Descriptor(structure_first=True)
+
 
 def bfs(A, source, *, undirected=False, edge_mask=None, alpha=None, beta=None, method="auto",
         trace=None):
     """BFS from ``source`` along the stored edges of A (A(i, j): an edge i -> j).
 
     Returns (distances, predecessors) as dense int32 backend arrays (see the module
-    docstring). ``edge_mask``: one value per stored edge in CSR order, 0 disabling the edge.
+    docstring). ``undirected``: a promise that A's pattern is symmetric (skips the check;
+    without it the check runs once and is kept with A). ``edge_mask``: one value per
+    stored edge in CSR order, 0 disabling the edge.
     ``alpha``, ``beta``: the direction-optimisation thresholds (None: 15 and 18).
     ``method``: "auto", "fused" or "semiring". ``trace(dict)``: per level (see the module
     docstring)."""
     n = check_square(A)
     source = check_vertex(source, n)
     undirected = check_flag(undirected, "bfs: undirected")
-    if edge_mask is None:  # A's pattern, kept with A for the next search
+    if edge_mask is None:  # A's pattern and its transpose, kept with A for the next search
         S = A.memo("algorithms.bfs.pattern", lambda: _pattern(A, None, index_type(n)))
-    else:
+        if undirected or A.is_symmetric(structure=True):
+            ST = S
+        else:
+            ST = A.memo("algorithms.bfs.pattern_transpose", lambda: _transpose(S))
+    else:  # the mask is per call: so are S and Sᵀ
         S = _pattern(A, edge_mask, index_type(n))
-    return bfs_advanced(S, source, AT=S if undirected else None, alpha=alpha, beta=beta,
-                        method=method, trace=trace)
+        ST = S if undirected or S.is_symmetric(structure=True) else _transpose(S)
+    return bfs_advanced(S, source, AT=ST, alpha=alpha, beta=beta, method=method,
+                        trace=trace)
 
 
 def bfs_advanced(S, source, *, AT, alpha=None, beta=None, method="auto", trace=None):
@@ -164,6 +183,13 @@ def _edges_out(w, q, deg):
     gg.assign(w, deg, gg.ALL, mask=q.S, desc=REPLACE)
     # mf = +/w
     return int(gg.reduce_scalar(w, semirings.monoid.plus))
+
+
+def _transpose(S):
+    """Sᵀ as a Matrix of its own (read as a structure, so S keeps no CSC form beside it)."""
+    ST = gg.Matrix(S.dtype, S.ncols, S.nrows)
+    # ST = Sᵀ
+    return gg.transpose(ST, S, desc=_STRUCTURE)
 
 
 def _pattern(A, edge_mask, itype):

@@ -162,7 +162,9 @@ def write_mm(path_or_file, A, *, comments=None, symmetry="general"):
         raise InvalidValue("write_mm needs a path or a file object opened for writing, got "
                            f"{type(path_or_file).__name__}")
     sym = "general"
-    if symmetry == "auto" and nrows == ncols and _is_symmetric(rows, cols, vals, ncols):
+    if symmetry == "auto" and nrows == ncols and (
+            isinstance(A, Vector) or (A.is_symmetric(structure=True) and (
+                pattern or _mirrored_values_identical(rows, cols, vals, ncols)))):
         sym = "symmetric"
         lower = rows >= cols
         rows, cols, vals = rows[lower], cols[lower], vals[lower]
@@ -688,14 +690,11 @@ def _value_strings(vals, dt):
     return vals.tolist()
 
 
-def _is_symmetric(rows, cols, vals, n):
-    """Structure and values equal to the transpose, values compared bit for bit (so that
-    the mirrored entries read back exactly: +0.0 is not -0.0, a NaN matches only the same
-    NaN)."""
-    key = rows * n + cols
-    tkey = cols * n + rows
-    o1, o2 = np.argsort(key), np.argsort(tkey)
-    if not np.array_equal(key[o1], tkey[o2]):
-        return False
+def _mirrored_values_identical(rows, cols, vals, n):
+    """Each value, bit for bit, equals its mirror's (so that the mirrored entries read back
+    exactly: +0.0 is not -0.0, a NaN matches only the same NaN), for entries in CSR order
+    whose pattern is symmetric (Matrix.is_symmetric(structure=True))."""
+    # the keys i·n + j ascend in CSR order, so mirror[p] = the position of A(j, i)
+    mirror = np.argsort(cols * n + rows)
     bits = vals.view(f"u{vals.dtype.itemsize}") if vals.dtype.kind == "f" else vals
-    return bool(np.all(bits[o1] == bits[o2]))
+    return bool(np.all(bits == bits[mirror]))

@@ -11,7 +11,7 @@ import numpy as np
 from . import backend
 from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, check_same_length,
                         index_dtype, is_index_collection, values_and_dtype, values_array)
-from .errors import IndexOutOfBounds, InvalidValue, NotSupported
+from .errors import DimensionMismatch, IndexOutOfBounds, InvalidValue, NotSupported
 from . import memory
 from .mask import MaskableMixin
 from .methods import MatrixMethods
@@ -520,6 +520,40 @@ class Matrix(MaskableMixin, MatrixMethods):
                 and bool(backend.to_scalar((self._indices == other._indices).all()))):
             return False
         return _values_equal(self._values_full(), other._values_full(), tolerance)
+
+    def is_symmetric(self, *, structure=False):
+        """A equals Aᵀ: the same pattern and, unless ``structure`` (pattern only, values
+        ignored: LAGraph's A_structure_is_symmetric), mirrored values equal as isequal
+        compares them. A square matrix only (DimensionMismatch otherwise). Computed on the
+        device once, without a sort (a binary search per entry for its mirror), and kept
+        with the matrix (memo key ("grblas_gpu.Matrix.is_symmetric", structure)), so it is
+        dropped when the matrix changes."""
+        structure = as_flag(structure, "is_symmetric: structure")
+        if self._nrows != self._ncols:
+            raise DimensionMismatch(f"is_symmetric needs a square matrix, got {self.shape}")
+        return self.memo(("grblas_gpu.Matrix.is_symmetric", structure),
+                         lambda: self._symmetric(structure))
+
+    def _symmetric(self, structure):
+        m, n = len(self._indices), self._ncols
+        if m == 0:
+            return True
+        rows = self._cache.get("rows")
+        if rows is None:  # not cached: the check is once, the row ids are 4-8 bytes an edge
+            rows = backend.row_ids(self._indptr, m, self._indices.dtype)
+        rows, cols = rows.astype(np.int64), self._indices.astype(np.int64)
+        # key(p) = i·n + j ascends in CSR order (n < 2**31: no overflow), so A(j, i) exists
+        # iff j·n + i is a key, found at its CSR position pos(p)
+        key = rows * n + cols
+        mirror = cols * n + rows
+        del rows, cols
+        pos = xp.searchsorted(key, mirror)
+        xp.minimum(pos, m - 1, out=pos)
+        if not bool(backend.to_scalar((key[pos] == mirror).all())):
+            return False
+        if structure or self._values is None:
+            return True
+        return _values_equal(self._values, self._values[pos], None)
 
     def __repr__(self):
         iso = ", iso" if self._values is None else ""

@@ -142,12 +142,6 @@ def _pattern_coo(A):
     return rows[keep].astype(np.int64), cols[keep].astype(np.int64)
 
 
-def _is_symmetric_pattern(n, rows, cols):
-    a = np.unique(rows * n + cols)
-    b = np.unique(cols * n + rows)
-    return a.shape == b.shape and bool(np.all(a == b))
-
-
 # ----------------------------------------------------------------------------- layouts
 def spring_layout(A, *, seed=0, iterations=200):
     """(n, 2) positions in [-1, 1]² by Fruchterman-Reingold force-directed placement.
@@ -243,7 +237,7 @@ def plot_graph(A, node_values=None, *, title=None, ax=None, layout="spring", see
     hl = _vertex_list(highlight, n, "highlight")
     rows, cols = _pattern_coo(A)
     if directed is None:
-        directed = not _is_symmetric_pattern(n, rows, cols)
+        directed = not A.is_symmetric(structure=True)
     if labels is None:
         labels = n <= 60
 

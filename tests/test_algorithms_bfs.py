@@ -1,8 +1,11 @@
 """algorithms.bfs, both methods (the GraphBLAS formulation, method="semiring", and the fused
 levels of gg.traverse, method="fused"): levels against SciPy / NetworkX and each other, trees
 by Graph500's validation rules, both directions (forced and chosen), edge masks, LAGraph's
-matrices, traces, the auto dispatcher and bad input. (gg.traverse's own contract, its
+matrices, traces, the auto dispatcher and bad input; the default call's symmetry check and
+cached transpose (made once, dropped when A changes). (gg.traverse's own contract, its
 workspaces and capability check: test_traversal.py.)"""
+import sys
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -69,6 +72,11 @@ KEYS = {"iteration", "direction", "frontier", "edges", "unexplored", "path"}
 def pattern_and_transpose(A):
     P = gg.apply(gg.Matrix(gg.INT32, A.nrows, A.ncols), A, "one")
     return P, gg.transpose(gg.Matrix(gg.INT32, A.nrows, A.ncols), P)
+
+
+def kept(A, key):
+    """What A keeps under a memo key (None: nothing), without making it."""
+    return A._cache.get(key)
 
 
 def both_methods(search):
@@ -183,23 +191,88 @@ def test_lagraph_matrices(name):
 
 
 @pytest.mark.parametrize("method", METHODS)
-def test_directed_push_only_and_pull_with_transpose(method):
+def test_directed_default_pulls_with_the_cached_transpose(method):
+    """A directed graph: the default call builds Sᵀ (kept with A) and pulls where Beamer's
+    rule says, exactly as the advanced entry point given Sᵀ; given AT=None it pushes only."""
     A = generate.rmat(9, seed=5, symmetric=False)
     S = scipy_of(A)
     source = int(np.argmax(np.diff(S.indptr)))
+    assert not A.is_symmetric(structure=True)
     figures = []
     dist, pred = bfs(A, source, method=method, trace=figures.append)
-    assert {f["direction"] for f in figures} == {"push"}   # no Aᵀ: push only, like nvGRAPH
+    assert {f["direction"] for f in figures} == {"push", "pull"}
     np.testing.assert_array_equal(host(dist), reference_levels(S, source))
     check_graph500(S, source, host(dist), host(pred))
-    # the advanced entry point with Aᵀ may pull
     P, AT = pattern_and_transpose(A)
+    advanced = []
+    dist2, _ = bfs_advanced(P, source, AT=AT, method=method, trace=advanced.append)
+    assert advanced == figures
     figures = []
-    dist2, pred2 = bfs_advanced(P, source, AT=AT, alpha=1e6, method=method,
-                                trace=figures.append)
-    assert "pull" in {f["direction"] for f in figures}
-    np.testing.assert_array_equal(host(dist2), host(dist))
-    check_graph500(S, source, host(dist2), host(pred2))
+    dist3, pred3 = bfs_advanced(P, source, AT=None, method=method, trace=figures.append)
+    assert {f["direction"] for f in figures} == {"push"}   # no Sᵀ: push only, like nvGRAPH
+    np.testing.assert_array_equal(host(dist3), host(dist))
+    check_graph500(S, source, host(dist3), host(pred3))
+    ST = kept(A, "algorithms.bfs.pattern_transpose")
+    assert ST is not None and ST.isequal(AT)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_symmetric_default_pulls_without_the_flag(method):
+    """A symmetric graph: the default call finds the pattern symmetric (once, kept with A)
+    and runs the same levels, directions and trace as the undirected=True promise."""
+    A = generate.rmat(10, seed=7)
+    S = scipy_of(A)
+    source = int(np.argmax(np.diff(S.indptr)))
+    flagged, default = [], []
+    d1, _ = bfs(A, source, undirected=True, method=method, trace=flagged.append)
+    d2, p2 = bfs(A, source, method=method, trace=default.append)
+    assert default == flagged
+    assert {f["direction"] for f in default} == {"push", "pull"}
+    np.testing.assert_array_equal(host(d2), host(d1))
+    np.testing.assert_array_equal(host(d2), reference_levels(S, source))
+    check_graph500(S, source, host(d2), host(p2))
+    assert kept(A, ("grblas_gpu.Matrix.is_symmetric", True)) is True
+    # no Sᵀ is built or kept for a symmetric pattern
+    assert kept(A, "algorithms.bfs.pattern_transpose") is None
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_the_check_and_the_transpose_are_made_once_and_dropped_with_A(method, monkeypatch):
+    """A second search reuses the symmetry check and Sᵀ; new content in A drops both (a
+    symmetric graph made directed gets its Sᵀ; made symmetric again, none)."""
+    bfs_module = sys.modules["algorithms.bfs"]   # (algorithms.bfs is the function)
+    checks, transposes = [], []
+    real_check, real_transpose = gg.Matrix._symmetric, bfs_module._transpose
+    monkeypatch.setattr(gg.Matrix, "_symmetric",
+                        lambda self, structure: checks.append(self) or real_check(self, structure))
+    monkeypatch.setattr(bfs_module, "_transpose",
+                        lambda S: transposes.append(S) or real_transpose(S))
+    A = generate.rmat(8, seed=2)
+    n = A.nrows
+    for source in (0, 1, 2):
+        bfs(A, source, method=method)
+    assert (len(checks), len(transposes)) == (1, 0)
+    bfs(A, 0, undirected=True, method=method)             # the promise: no check
+    assert len(checks) == 1
+    # a one-way edge (u, v): A is directed now
+    rows, cols, _ = A.to_coo()
+    present = set(zip(rows.tolist(), cols.tolist()))
+    u, v = next((i, j) for i in range(n) for j in range(n)
+                if i != j and (i, j) not in present and (j, i) not in present)
+    A[u, v] = 1
+    assert kept(A, "algorithms.bfs.pattern") is None   # dropped with the change
+    S = scipy_of(A)
+    for source in (u, v, u):
+        dist, pred = bfs(A, source, alpha=1e9, method=method)
+        np.testing.assert_array_equal(host(dist), reference_levels(S, source))
+        check_graph500(S, source, host(dist), host(pred))
+    assert (len(checks), len(transposes)) == (2, 1)
+    # (v, u) too: symmetric again, by an operation writing into A
+    B = gg.Matrix.from_coo([v], [u], 1, nrows=n, ncols=n, dtype=A.dtype)
+    gg.ewise_add(A, A, B, "plus")
+    dist, _ = bfs(A, u, method=method)
+    assert (len(checks), len(transposes)) == (3, 1)
+    np.testing.assert_array_equal(host(dist), reference_levels(scipy_of(A), u))
 
 
 @pytest.mark.parametrize("alpha,beta", [(1e-9, 18), (1e9, 1e-9), (1e9, 1e9), (2, 4)])
@@ -247,6 +320,29 @@ def test_edge_mask_disables_edges(method):
                      method=method)
     np.testing.assert_array_equal(host(dist), reference_levels(Sb, src))
     check_graph500(Sb, src, host(dist), host(pred))
+    dist, pred = bfs(B, src, edge_mask=mb.astype(np.int32), alpha=1e9, method=method)
+    np.testing.assert_array_equal(host(dist), reference_levels(Sb, src))
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_an_edge_mask_gets_its_own_transpose_each_call(method):
+    """A mask that keeps (i, j) but not (j, i) makes a symmetric graph's S directed: without
+    the promise each call checks S and builds its Sᵀ, so pull follows the kept edges only;
+    nothing is kept with A."""
+    A = generate.rmat(9, seed=8)
+    rows, cols, _ = A.to_coo()
+    mask = (rows < cols) | (rows % 4 == 0)             # one-way for most pairs
+    S = sp.csr_matrix((np.ones(mask.sum()), (rows[mask], cols[mask])), shape=A.shape)
+    for source in (int(rows[0]), int(np.argmax(np.diff(S.indptr)))):
+        figures = []
+        dist, pred = bfs(A, source, edge_mask=mask.astype(np.int8), alpha=1e9, method=method,
+                         trace=figures.append)
+        assert figures[0]["direction"] == "pull"
+        np.testing.assert_array_equal(host(dist), reference_levels(S, source))
+        check_graph500(S, source, host(dist), host(pred))
+    for key in ("algorithms.bfs.pattern", "algorithms.bfs.pattern_transpose",
+                ("grblas_gpu.Matrix.is_symmetric", True)):
+        assert kept(A, key) is None
 
 
 @pytest.mark.parametrize("method", METHODS)

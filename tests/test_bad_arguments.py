@@ -228,6 +228,7 @@ CALLS = {
     "Matrix.get_csc": lambda o: (o.A.get_csc, [], {}),
     "Matrix.get_csr": lambda o: (o.A.get_csr, [], {}),
     "Matrix.isequal": lambda o: (o.A.isequal, [o.C], dict(tolerance=None)),
+    "Matrix.is_symmetric": lambda o: (o.A.is_symmetric, [], dict(structure=True)),
     "Matrix.kronecker": lambda o: (o.A.kronecker, [o.B, "times"], {}),
     "Matrix.memo": lambda o: (o.A.memo, ["fuzz-key", lambda: 1], {}),
     "Matrix.mxm": lambda o: (o.A.mxm, [o.B, "plus_times"],
