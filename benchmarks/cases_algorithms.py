@@ -357,7 +357,7 @@ def _ss_triangles(gb, G):
     L = gb.select.tril(G, -1).new()
     C = gb.Matrix("INT64", G.nrows, G.ncols)
     C(L.S) << L.mxm(L.T, gb.semiring.plus_pair["INT64"])
-    return int(C.reduce_scalar(gb.monoid.plus["INT64"]).new().value)
+    return int(C.reduce_scalar(gb.monoid.plus["INT64"]).new().value or 0)  # None: empty
 
 
 def triangle_count(scale=16, reps=5):

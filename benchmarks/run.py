@@ -1,5 +1,9 @@
 """The benchmark runner: ``python -m benchmarks [--scale N] [--cases mxv,mxm] [--json F]``.
 
+``--gap`` runs the GAP Benchmark Suite's kernels on its graphs instead
+(:mod:`benchmarks.cases_gap`): ``python -m benchmarks --gap [--scale N] [--graphs
+kron,urand,grid] [--kernels bfs,sssp,pr,cc,bc,tc] [--sources K] [--fresh] [--json F]``.
+
 Runs the ``CASES`` of each named case module (``benchmarks.cases_<name>``), passing
 ``--scale`` (and ``--reps``) to every case when given, else each case's own parameters;
 prints the device, a table of all rows, and writes them as JSON. :func:`timed` is the one
@@ -135,9 +139,9 @@ def command(argv=None):
     return run_main(PROG, body, argv)
 
 
-def main(argv=None):
+def main(argv=None, prog=PROG):
     """Run the benchmarks the command line names; returns the rows (errors raise)."""
-    p = ArgumentParser(prog=PROG, description=__doc__.splitlines()[0], epilog=EXIT_CODES_HELP)
+    p = ArgumentParser(prog=prog, description=__doc__.splitlines()[0], epilog=EXIT_CODES_HELP)
     p.add_argument("--scale", type=int, default=None, help="R-MAT scale for every case "
                    "(default: each case's own)")
     p.add_argument("--cases", default=DEFAULT_CASES,
@@ -146,9 +150,21 @@ def main(argv=None):
     p.add_argument("--reps", type=int, default=None, help="timed runs per measurement")
     p.add_argument("--json", default=None, help="write the rows to this file")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
+    g = p.add_argument_group("GAP (--gap)")
+    g.add_argument("--gap", action="store_true", help="run the GAP benchmark (default scale "
+                   "22 on the GPU, 10 on the host) instead of --cases")
+    g.add_argument("--graphs", default="kron,urand,grid", help="comma-separated GAP graphs")
+    g.add_argument("--kernels", default="bfs,sssp,pr,cc,bc,tc",
+                   help="comma-separated GAP kernels")
+    g.add_argument("--sources", type=int, default=64,
+                   help="random sources for bfs and sssp (bc: batches of 4 of them)")
+    g.add_argument("--fresh", action="store_true", help="also time each kernel's first call "
+                   "in a new Python process")
     args = p.parse_args(argv)
     if args.json:
         check_writable(args.json, "--json")
+    if args.gap:
+        return _gap(args)
     items = [item.partition(":") for item in filter(None, (c.strip() for c in
                                                            args.cases.split(",")))]
     modules = {modname: _case_module(modname) for modname, _, _ in items}
@@ -166,9 +182,37 @@ def main(argv=None):
             new = _run_case(mod, modname, name, params)
             print_table(new)
             rows += new
+    return _finish(rows, args)
+
+
+def _finish(rows, args):
     print("\n== summary", flush=True)
     print_table(rows)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1, default=str)
     return rows
+
+
+def _names(text, known, flag):
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in names if x not in known]
+    if bad or not names:
+        raise UsageError(f"{flag}: unknown {', '.join(map(repr, bad)) or 'empty list'}; "
+                         f"choose from {', '.join(known)}")
+    return names
+
+
+def _gap(args):
+    from . import cases_gap
+
+    graphs = _names(args.graphs, cases_gap.GRAPHS, "--graphs")
+    kernels = _names(args.kernels, cases_gap.KERNELS, "--kernels")
+    if args.sources < 1:
+        raise UsageError(f"--sources must be at least 1, got {args.sources}")
+    if args.scale is not None and args.scale < 2:
+        raise UsageError(f"--scale must be at least 2 for --gap, got {args.scale}")
+    print(json.dumps(backend.device_info(), default=str), flush=True)
+    rows = cases_gap.run_gap(args.scale, graphs, kernels, args.sources, fresh=args.fresh,
+                             report=print_table)
+    return _finish(rows, args)

@@ -1,4 +1,4 @@
-"""``grblas-gpu`` (also ``python -m grblas_gpu``): info, demo, run, conformance.
+"""``grblas-gpu`` (also ``python -m grblas_gpu``): info, demo, run, conformance, bench.
 
 A thin adapter over the public API: it parses arguments, loads a graph and prints; it
 computes nothing itself. Errors are one line on stderr with exit code 1 (failure) or 2
@@ -17,8 +17,9 @@ from .cli_errors import run_main
 __all__ = ["main"]
 
 PROG = "grblas-gpu"
-_GRAPH_HELP = "'karate', 'rmat:SCALE[:EDGE_FACTOR]', or the path of a .mtx file"
-_RMAT_SPEC = re.compile(r"rmat:\s*\d+\s*(:\s*\d+\s*)?")
+_GRAPH_HELP = ("'karate', 'rmat:SCALE[:EDGE_FACTOR]', 'urand:SCALE[:EDGE_FACTOR]', "
+               "'grid:SCALE', or the path of a .mtx file")
+_GENERATED_SPEC = re.compile(r"(rmat|urand):\s*\d+\s*(:\s*\d+\s*)?|grid:\s*\d+\s*")
 _FILE_SUFFIXES = (".mtx", ".mtx.gz", ".mm")
 
 _RUN_EPILOG = """\
@@ -41,10 +42,12 @@ def _graph_spec(text):
     low = text.strip().lower()
     if low == "karate" or os.path.exists(text):
         return text
-    if low.startswith("rmat"):
-        if not _RMAT_SPEC.fullmatch(low):
-            raise argparse.ArgumentTypeError(f"{text!r}: expected 'rmat:SCALE[:EDGE_FACTOR]' "
-                                             "with non-negative integers")
+    if low.startswith(("rmat", "urand", "grid")):
+        if not _GENERATED_SPEC.fullmatch(low):
+            kind = next(k for k in ("rmat", "urand", "grid") if low.startswith(k))
+            form = "grid:SCALE" if kind == "grid" else f"{kind}:SCALE[:EDGE_FACTOR]"
+            raise argparse.ArgumentTypeError(f"{text!r}: expected '{form}' with non-negative "
+                                             "integers")
         return text
     if low.endswith(_FILE_SUFFIXES) or os.sep in text:
         return text  # a path that is not there: reading it fails (exit 1, like cat)
@@ -168,6 +171,8 @@ def _parser():
     p.add_argument("--plot", metavar="PNG", help="draw the result (needs matplotlib)")
     p.set_defaults(func=_cmd_run)
     sub.add_parser("conformance", help="compare against SuiteSparse (python -m conformance)")
+    sub.add_parser("bench", help="benchmarks, e.g. bench --gap (python -m benchmarks; needs "
+                   "the source tree)")
     return parser
 
 
@@ -181,6 +186,16 @@ def _main(argv):
         if "--debug" in argv and "--debug" not in rest:
             rest.append("--debug")
         return conformance_main(rest, prog=f"{PROG} conformance")
+    if words[:1] == ["bench"]:  # the source tree's benchmarks package, with its options
+        try:
+            from benchmarks.run import main as bench_main
+        except ImportError as e:
+            if e.name not in ("benchmarks", "benchmarks.run"):
+                raise
+            raise Failure("bench needs the benchmarks package of grblas_gpu's source tree: "
+                          "run it from the repository root") from None
+        bench_main(argv[argv.index("bench") + 1:], prog=f"{PROG} bench")
+        return 0
     args = _parser().parse_args(argv)
     return args.func(args)
 

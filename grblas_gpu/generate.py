@@ -1,5 +1,6 @@
-"""Graphs to test and benchmark with: Graph500 R-MAT (Kronecker), Zachary's karate club,
-and :func:`graph`, which turns a CLI spec string into a Matrix.
+"""Graphs to test and benchmark with: Graph500 R-MAT (Kronecker), GAP's uniform random graph
+(:func:`urand`), a 2-D grid (:func:`grid`, high diameter), Zachary's karate club, and
+:func:`graph`, which turns a CLI spec string into a Matrix.
 
 R-MAT (Chakrabarti, Zhan, Faloutsos, SDM 2004), as the Graph500 reference generator draws it
 (``kronecker_generator.m``): N = 2^scale vertices, M = edge_factor * N edges; for each of the
@@ -36,7 +37,7 @@ from .kernels.sampling import draw_bits, draw_unit, stream_key
 from ._validate import as_flag
 from .types import BOOL, FP32, lookup_dtype
 
-__all__ = ["rmat", "karate", "graph", "KARATE_EDGES"]
+__all__ = ["rmat", "urand", "grid", "karate", "graph", "KARATE_EDGES"]
 
 # Zachary's karate club (W. W. Zachary, J. Anthropol. Res. 33, 1977): 34 members, 78
 # friendships, 0-based (u, v) with u < v; the same graph as networkx.karate_club_graph()
@@ -102,23 +103,40 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
     keep = ii != jj  # no self loops
     ii, jj = ii[keep], jj[keep]
     if symmetric:
-        # one key per undirected edge (lo, hi); its weight is drawn once, used both ways
-        key = _sorted_unique(xp.minimum(ii, jj) * n + xp.maximum(ii, jj))
-        lo, hi = key // n, key % n
-        both = xp.concatenate([key, hi * n + lo])
-        if weighted:
-            w = _weights(seed, len(key), dt)
-            order = xp.argsort(both)
-            both, w = both[order], xp.concatenate([w, w])[order]
-        else:
-            both.sort()
-            w = None
-        rows, cols = both // n, both % n
+        return _undirected(n, _sorted_unique(xp.minimum(ii, jj) * n + xp.maximum(ii, jj)),
+                           seed, weighted, dt)
     else:
         key = _sorted_unique(ii * n + jj)  # row-major order, duplicates gone
         rows, cols = key // n, key % n
         w = _weights(seed, len(key), dt) if weighted else None
     return _csr_matrix(n, rows, cols, w, dt)
+
+
+def urand(scale, edge_factor=16, *, seed=None, symmetric=True, weighted=False, dtype=None):
+    """GAP's uniform random graph (``-u SCALE``): 2**scale vertices, edge_factor * 2**scale
+    edges with both endpoints uniform, i.e. the R-MAT with a = b = c = d = 1/4; simple, as
+    :func:`rmat` (same arguments and values)."""
+    return rmat(scale, edge_factor, 0.25, 0.25, 0.25, seed=seed, symmetric=symmetric,
+                weighted=weighted, dtype=dtype)
+
+
+def grid(nrows, ncols=None, *, seed=None, weighted=False, dtype=None):
+    """The undirected 2-D grid graph of nrows x ncols vertices (square when ncols is None):
+    vertex r * ncols + c joined to its 4 neighbours, diameter nrows + ncols - 2 (a
+    high-diameter graph: one BFS level per step). Values as :func:`rmat`'s symmetric ones:
+    iso unless ``weighted`` (uniform in (0, 1], one weight per edge, from ``seed``)."""
+    nrows = _count(nrows, "nrows", "grid")
+    ncols = nrows if ncols is None else _count(ncols, "ncols", "grid")
+    weighted = as_flag(weighted, "grid: weighted")
+    dt = _value_type(weighted, dtype)
+    xp = backend.xp
+    n = nrows * ncols
+    require(48 * 2 * n, f"grid({nrows}, {ncols})")
+    v = xp.arange(n, dtype=np.int64)
+    right = v[(v % ncols) != ncols - 1]          # (v, v + 1)
+    down = v[v < n - ncols]                       # (v, v + ncols)
+    key = xp.sort(xp.concatenate([right * n + right + 1, down * n + down + ncols]))
+    return _undirected(n, key, _seed(seed) if weighted else 0, weighted, dt)
 
 
 def karate(*, dtype=None):
@@ -134,9 +152,10 @@ def karate(*, dtype=None):
 
 
 def graph(spec, *, seed=None, **kwargs):
-    """A Matrix from a CLI spec: ``'karate'``, ``'rmat:SCALE[:EDGE_FACTOR]'`` (keyword
-    arguments such as ``symmetric``, ``weighted`` or ``dtype`` go to :func:`rmat`, with
-    ``seed``), or the path of a Matrix Market file (``.mtx`` / ``.mtx.gz``; read with
+    """A Matrix from a CLI spec: ``'karate'``, ``'rmat:SCALE[:EDGE_FACTOR]'``,
+    ``'urand:SCALE[:EDGE_FACTOR]'``, ``'grid:SCALE'`` (2**scale vertices; keyword arguments
+    such as ``symmetric``, ``weighted`` or ``dtype`` go to :func:`rmat`, :func:`urand` or
+    :func:`grid`, with ``seed``), or the path of a Matrix Market file (``.mtx`` / ``.mtx.gz``; read with
     :func:`grblas_gpu.io.read_mm`)."""
     if not isinstance(spec, (str, os.PathLike)):
         raise InvalidValue(f"graph spec must be a string, got {type(spec).__name__}")
@@ -144,14 +163,19 @@ def graph(spec, *, seed=None, **kwargs):
     low = text.strip().lower()
     if low == "karate":
         return karate(**kwargs)
-    if low.startswith("rmat:") or low == "rmat":
+    kind = low.split(":")[0]
+    if kind in ("rmat", "urand", "grid"):
         parts = low.split(":")[1:]
-        if not 1 <= len(parts) <= 2 or not all(p.strip().isdigit() for p in parts):
-            raise InvalidValue(f"graph spec {text!r}: expected 'rmat:SCALE[:EDGE_FACTOR]' "
-                               "with non-negative integers")
+        most = 1 if kind == "grid" else 2
+        if not 1 <= len(parts) <= most or not all(p.strip().isdigit() for p in parts):
+            form = "grid:SCALE" if kind == "grid" else f"{kind}:SCALE[:EDGE_FACTOR]"
+            raise InvalidValue(f"graph spec {text!r}: expected '{form}' with non-negative "
+                               "integers")
         scale = int(parts[0])
+        if kind == "grid":  # 2**scale vertices, as square as a power of two allows
+            return grid(1 << (scale // 2), 1 << (scale - scale // 2), seed=seed, **kwargs)
         edge_factor = int(parts[1]) if len(parts) > 1 else 16
-        return rmat(scale, edge_factor, seed=seed, **kwargs)
+        return (rmat if kind == "rmat" else urand)(scale, edge_factor, seed=seed, **kwargs)
     if low.endswith((".mtx", ".mtx.gz", ".mm")) or os.path.isfile(text):
         if kwargs:
             raise InvalidValue(f"graph spec {text!r}: options {sorted(kwargs)} do not apply to "
@@ -160,19 +184,36 @@ def graph(spec, *, seed=None, **kwargs):
 
         return read_mm(text)
     raise InvalidValue(f"unknown graph spec {text!r}: expected 'karate', "
-                       "'rmat:SCALE[:EDGE_FACTOR]' or the path of a .mtx file")
+                       "'rmat:SCALE[:EDGE_FACTOR]', 'urand:SCALE[:EDGE_FACTOR]', "
+                       "'grid:SCALE' or the path of a .mtx file")
 
 
 # ---------------------------------------------------------------------- helpers
-def _count(x, what):
+def _undirected(n, key, seed, weighted, dt):
+    """The symmetric Matrix of the sorted, distinct undirected edge keys lo * n + hi (lo <
+    hi): each stored both ways, its weight drawn once and used both ways."""
+    xp = backend.xp
+    lo, hi = key // n, key % n
+    both = xp.concatenate([key, hi * n + lo])
+    if weighted:
+        w = _weights(seed, len(key), dt)
+        order = xp.argsort(both)
+        both, w = both[order], xp.concatenate([w, w])[order]
+    else:
+        both.sort()
+        w = None
+    return _csr_matrix(n, both // n, both % n, w, dt)
+
+
+def _count(x, what, who="rmat"):
     """An integer argument (a float, even 3.0, or a bool is refused)."""
-    least = 1 if what == "edge_factor" else 0
+    least = 0 if what == "scale" else 1
     try:
         v = operator.index(x)
     except TypeError:
-        raise InvalidValue(f"rmat: {what} must be an integer, got {x!r}") from None
+        raise InvalidValue(f"{who}: {what} must be an integer, got {x!r}") from None
     if isinstance(x, (bool, np.bool_)) or v < least:
-        raise InvalidValue(f"rmat: {what} must be an integer >= {least}, got {x!r}")
+        raise InvalidValue(f"{who}: {what} must be an integer >= {least}, got {x!r}")
     return v
 
 

@@ -367,6 +367,9 @@ CALLS = {
     # ---- generators
     "generate.rmat": lambda o: (generate.rmat, [3, 2, 0.57, 0.19, 0.19],
                                 dict(seed=1, symmetric=True, weighted=False, dtype=None)),
+    "generate.urand": lambda o: (generate.urand, [3, 2],
+                                 dict(seed=1, symmetric=True, weighted=False, dtype=None)),
+    "generate.grid": lambda o: (generate.grid, [2, 3], dict(seed=1, weighted=False, dtype=None)),
     "generate.karate": lambda o: (generate.karate, [], dict(dtype=None)),
     "generate.graph": lambda o: (generate.graph, ["rmat:2:2"], dict(seed=3)),
     # ---- random selection (three slots, so a two-element list is the wrong length)
