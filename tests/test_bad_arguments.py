@@ -708,3 +708,22 @@ def test_dup_op_matches_suitesparse():
         ref = gb.Matrix.from_coo(rows, cols, vals, dup_op=op).to_coo()
         for a, b in zip(ours, ref):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("keyword", ["method", "delta"])
+def test_sssp_keywords(keyword):
+    """algorithms.sssp's method and delta: every wrong kind of value raises a GraphBLASError
+    (InvalidValue) and leaves A as it was."""
+    from algorithms import sssp
+
+    o = objects()
+    extras = [("zero", 0), ("nan", float("nan")), ("neg-inf", -float("inf")), ("name", "Delta")]
+    for label, value in bad_values(o) + extras:
+        before = snapshot(o)
+        try:
+            sssp(o.A, 0, **{keyword: value})
+        except gg.InvalidValue:
+            pass
+        except Exception as err:  # noqa: BLE001 (the point: any other exception is a leak)
+            pytest.fail(f"sssp({keyword}={label}): {type(err).__name__}: {err}")
+        assert snapshot(o) == before, f"sssp({keyword}={label}) changed its inputs"
