@@ -1,7 +1,7 @@
 """Algorithm benchmark cases (issue 6): whole algorithms against peers run in the same
 process, every result cross-checked. Graphs are Graph500 R-MATs (edge factor 16).
 
-    bfs             algorithms.bfs(A, src, undirected=True) from the max-degree vertex of the
+    bfs             algorithms.bfs(A, src) (the default call) from the max-degree vertex of the
                     undirected R-MAT (method auto: the fused levels), also bfs_advanced with
                     S cached (Graph500 times the search alone) and method="semiring" (the
                     GraphBLAS calls, a device read per level). GTEPS = undirected edges of the traversed
@@ -168,7 +168,7 @@ def bfs(scale=22, reps=10):
     A = graph(scale, "undirected")
     n = A.nrows
     src, deg = _max_degree_vertex(A)
-    secs, (dist, _) = timed(lambda: algorithms.bfs(A, src, undirected=True), reps)
+    secs, (dist, _) = timed(lambda: algorithms.bfs(A, src), reps)
     S = gg.apply(gg.Matrix(index_type(n), n, n), A, semirings.unary.one)
     adv_secs, _ = timed(lambda: algorithms.bfs_advanced(S, src, AT=S), reps)
     ours = _levels(dist, UNREACHED)
@@ -182,7 +182,7 @@ def bfs(scale=22, reps=10):
                       adv_secs, GTEPS=edges / adv_secs / 1e9)]
     checks = {}
     sr_secs, (sr_dist, _) = timed(
-        lambda: algorithms.bfs(A, src, undirected=True, method="semiring"), max(3, reps // 4),
+        lambda: algorithms.bfs(A, src, method="semiring"), max(3, reps // 4),
         warmup=1)
     rows.append(_row("bfs", scale, A, "grblas_gpu bfs method=semiring", sr_secs,
                      GTEPS=edges / sr_secs / 1e9))
