@@ -63,11 +63,13 @@ false), so a cycle through it would go unnoticed: a -inf distance is reported th
 NotConverged (unbounded; its ``result`` holds t), one reduction after the loop.
 (networkx and scipy return -inf there; NotConverged is nvGRAPH's status for both cases.)
 
-Method choice (method="auto", ``choose_method``): Bellman-Ford where a weight is negative
-(delta-stepping's buckets assume distances only grow along a path) or where every weight is
-the same (then each Bellman-Ford round is a BFS level and every vertex is relaxed once, so
-buckets add only their own cost); delta-stepping otherwise. method="delta" on a negative
-weight raises InvalidValue.
+Method choice (method="auto"): Bellman-Ford. On the H100 it beat delta-stepping for every
+Δ tried (R-MAT scale 18 and uniform scale 20, FP32: 12 and 27 ms against 19-45 and 35-56 ms
+for Δ from the mean weight to infinity; benchmarks/NOTES.md), since a GPU round costs its
+launches and one read whatever its frontier, and buckets only add rounds. Delta-stepping is
+there as method="delta" (it relaxes fewer edges: the better choice where work, not rounds,
+is the cost). method="delta" on a negative weight raises InvalidValue (its buckets assume
+distances only grow along a path).
 
 Default Δ (delta=None, ``default_delta``): the mean edge weight, sum(A) / nvals(A), taken
 over the finite positive weights where A holds others (zero, inf, NaN); 1 where there is
@@ -112,7 +114,7 @@ from grblas_gpu.errors import InvalidValue, NotConverged
 
 from ._common import REPLACE, check_square, check_vertex, emit, float_type
 
-__all__ = ["sssp", "far_value", "choose_method", "default_delta"]
+__all__ = ["sssp", "far_value", "default_delta"]
 
 METHODS = ("auto", "delta", "bellman_ford")
 
@@ -127,8 +129,8 @@ def far_value(dtype):
 
 def sssp(A, source, *, method="auto", delta=None, trace=None):
     """Shortest-path distances from ``source`` (see the module docstring).
-    ``method``: "auto" (delta-stepping unless a weight is negative or all are equal),
-    "delta" or "bellman_ford". ``delta``: the bucket width Δ > 0 (inf allowed: one bucket),
+    ``method``: "auto" (Bellman-Ford; see the module docstring), "delta" or
+    "bellman_ford". ``delta``: the bucket width Δ > 0 (inf allowed: one bucket),
     None for the mean weight; Bellman-Ford ignores it.
     ``trace(dict)``: per round, {method, iteration, frontier}, and for delta-stepping the
     bucket index (⌊lo / Δ⌋) and Δ."""
@@ -139,13 +141,11 @@ def sssp(A, source, *, method="auto", delta=None, trace=None):
     delta = _check_delta(delta)
     dt = float_type(A)
     far = far_value(dt)
-    if method != "bellman_ford":
+    if method == "delta":
         w = A.memo("algorithms.sssp.weights", lambda: _weights(A))
-        if method == "delta" and not w.min >= 0:
+        if not w.min >= 0:
             raise InvalidValue("sssp: method='delta' needs non-negative weights (A holds "
                                f"{w.min}); use 'bellman_ford' or 'auto'")
-        method = choose_method(w) if method == "auto" else method
-    if method == "delta":
         d = _delta_stepping(A, source, default_delta(w) if delta is None else delta, dt, far,
                             trace)
         return d.to_dense(device=True)
@@ -158,14 +158,6 @@ def sssp(A, source, *, method="auto", delta=None, trace=None):
                            "the source (as a negative cycle would be)",
                            result=d.to_dense(device=True), iterations=None)
     return d.to_dense(device=True)
-
-
-def choose_method(w):
-    """auto's choice from A's Weights: "bellman_ford" where a weight is negative (or the
-    minimum is NaN: all weights NaN) or all weights are equal, else "delta"."""
-    if not w.min >= 0 or w.min == w.max:
-        return "bellman_ford"
-    return "delta"
 
 
 def default_delta(w):

@@ -181,11 +181,14 @@ def test_delta_on_weighted_rmat(dtype):
         np.testing.assert_array_equal(host(sssp(A, source, method="delta", delta=delta)), bf)
 
 
-def test_auto_picks_delta_stepping_for_non_negative_weights():
+def test_auto_runs_bellman_ford_and_delta_stepping_its_buckets():
     B = gg.Matrix.from_coo([0, 0, 1, 2], [1, 2, 3, 3], [4, 1, 1, 5], nrows=5, ncols=5)
+    expect = [0, 4, 1, 5, np.finfo(np.float64).max]
+    auto = []
+    assert host(sssp(B, 0, trace=auto.append)).tolist() == expect
+    assert {f["method"] for f in auto} == {"bellman_ford"}
     figures = []
-    assert host(sssp(B, 0, trace=figures.append)).tolist() == [0, 4, 1, 5,
-                                                               np.finfo(np.float64).max]
+    assert host(sssp(B, 0, method="delta", trace=figures.append)).tolist() == expect
     assert {f["method"] for f in figures} == {"delta"}
     assert figures[0]["delta"] == 11 / 4                      # the mean weight
     buckets = [f["bucket"] for f in figures]
