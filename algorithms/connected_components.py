@@ -30,7 +30,8 @@ as LAGraph builds its Parent matrix from f's array; P is constructed without che
 changed. (NOTE: the pull over each new P also makes P's row plan and counts its empty rows
 once, engine reads that a plan kept across iterations would save.)
 
-Cached properties (``Matrix.memo``): S, kept with A.
+Cached properties: S, kept with A (``Matrix.memo``); A's pattern symmetry
+(``A.is_symmetric(structure=True)``, cached by the engine), which makes S = one(A).
 
 Results: a dense backend array of length n, int32 while vertex ids fit (else int64), as bfs:
 labels[i] = the smallest vertex id of i's component. Trace: ``trace(dict)`` per iteration:
@@ -108,11 +109,14 @@ def _parent_matrix(ptr, f, n, itype):
 
 
 def _symmetric_pattern(A, itype):
-    """S = one(A) ∪ one(Aᵀ): the undirected graph of A, valued 1."""
+    """S = one(A) ∪ one(Aᵀ): the undirected graph of A, valued 1 (one(A) itself when A's
+    pattern is symmetric: no transpose, no union)."""
     n = A.nrows
     O = gg.Matrix(itype, n, n)
     # O = one(A)
     gg.apply(O, A, semirings.unary.one)
+    if A.is_symmetric(structure=True):
+        return O
     S = gg.Matrix(itype, n, n)
     # S = O ∪ Oᵀ
     return gg.ewise_add(S, O, O.T, semirings.binary.first)
