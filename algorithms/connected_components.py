@@ -26,11 +26,13 @@ grandparents stop changing, each component is one star rooted at m (FastSV's ter
 argument): f(i) is the smallest vertex id of i's component. The vector forms of f(f) (extract) and of the scatter (assign with
 accum=min on duplicate indices, which GraphBLAS leaves undefined) are both products with P,
 as LAGraph builds its Parent matrix from f's array; P is constructed without checks
-(``Matrix.from_csr(trusted=True)``, GxB's load), so the loop reads one scalar an iteration,
-changed. (NOTE: the pull over each new P also makes P's row plan and counts its empty rows
-once, engine reads that a plan kept across iterations would save.)
+(``Matrix.from_csr(trusted=True)``, GxB's load) once, and its entries are moved in place
+each iteration (``P.replace_indices``: one entry per row throughout, so the pull's row plan
+and empty-row count, made on the first pass, are kept); the loop reads one scalar an
+iteration, changed.
 
-Cached properties (``Matrix.memo``): S, kept with A.
+Cached properties: S, kept with A (``Matrix.memo``); A's pattern symmetry
+(``A.is_symmetric(structure=True)``, cached by the engine), which makes S = one(A).
 
 Results: a dense backend array of length n, int32 while vertex ids fit (else int64), as bfs:
 labels[i] = the smallest vertex id of i's component. Trace: ``trace(dict)`` per iteration:
@@ -79,7 +81,8 @@ def _fastsv(S, itype, trace):
     gp, mngp = f.dup(), f.dup()
     gp_new = gg.Vector(itype, n)
     diff = gg.Vector(gg.INT64, n)
-    P = _parent_matrix(ptr, f, n, itype)
+    # P(i, f(i)) = 1: one matrix whose entries move (its row plans are kept)
+    P = gg.Matrix.from_csr(ptr, f.to_dense(device=True), ncols=n, dtype=itype, trusted=True)
     k, changed = 0, n
     while changed:
         k += 1
@@ -90,7 +93,7 @@ def _fastsv(S, itype, trace):
         # f = min(f, mngp min gp)
         gg.ewise_add(f, mngp, gp, semirings.binary.min, accum=semirings.binary.min)
         # P(i, f(i)) = 1
-        P = _parent_matrix(ptr, f, n, itype)
+        P.replace_indices(f.to_dense(device=True).astype(P.index_dtype, copy=False))
         # gp' = P min.second f
         gg.mxv(gp_new, P, f, semirings.min_second)
         # diff = gp' .≠ gp ;  changed = +/diff
@@ -101,18 +104,15 @@ def _fastsv(S, itype, trace):
     return f.to_dense(device=True)
 
 
-def _parent_matrix(ptr, f, n, itype):
-    """P(i, f(i)) = 1: f's values as the column indices of a CSR matrix with one entry per
-    row (valid by construction: each f(i) is a vertex)."""
-    return gg.Matrix.from_csr(ptr, f.to_dense(device=True), ncols=n, dtype=itype, trusted=True)
-
-
 def _symmetric_pattern(A, itype):
-    """S = one(A) ∪ one(Aᵀ): the undirected graph of A, valued 1."""
+    """S = one(A) ∪ one(Aᵀ): the undirected graph of A, valued 1 (one(A) itself when A's
+    pattern is symmetric: no transpose, no union)."""
     n = A.nrows
     O = gg.Matrix(itype, n, n)
     # O = one(A)
     gg.apply(O, A, semirings.unary.one)
+    if A.is_symmetric(structure=True):
+        return O
     S = gg.Matrix(itype, n, n)
     # S = O ∪ Oᵀ
     return gg.ewise_add(S, O, O.T, semirings.binary.first)

@@ -534,6 +534,30 @@ class Matrix(MaskableMixin, MatrixMethods):
         return self.memo(("grblas_gpu.Matrix.is_symmetric", structure),
                          lambda: self._symmetric(structure))
 
+    def replace_indices(self, indices):
+        """In place, trusted (as from_csr(trusted=True)): the column indices become
+        ``indices``, a 1-D backend array of the matrix's index type (``index_dtype``) and
+        nvals entries, already valid (sorted and unique within each row, in [0, ncols));
+        adopted, not copied, and not read (the caller must not write into it afterwards).
+        The row offsets, values and type stay, and so do the forms derived from the row
+        offsets alone (``ROW_FORMS``: row ids, the pull's row plans, the empty-row count);
+        the others (the CSC form, memos) are dropped. For a loop over a matrix whose rows
+        keep their entry counts while their entries move (FastSV's parent matrix
+        P(i, f(i))): nothing is read from the device and no row plan is rebuilt. Returns self."""
+        idx = self._indices
+        if not (isinstance(indices, xp.ndarray) and indices.ndim == 1
+                and indices.dtype == idx.dtype and len(indices) == len(idx)):
+            raise InvalidValue(f"replace_indices needs a 1-D {backend.name} array of "
+                               f"{len(idx)} {idx.dtype} entries, got "
+                               f"{_array_summary(indices)}")
+        ptr = backend.data_address(self._indptr)
+        kept = {k: v for k, v in self._cache.items() if _row_form(k, ptr)}
+        self._set(self._nrows, self._ncols, self._dtype, self._indptr, indices, self._values,
+                  self._iso)
+        self._cache.update(kept)
+        self._stage = None
+        return self
+
     def _symmetric(self, structure):
         m, n = len(self._indices), self._ncols
         if m == 0:
@@ -605,6 +629,24 @@ class Matrix(MaskableMixin, MatrixMethods):
 
 
 # ---------------------------------------------------------------------- helpers
+# cached forms derived from the row offsets alone, which replace_indices keeps: a key, or
+# the first field of a tuple key whose second field is the address of the offsets it was
+# made from (the pull's plans are keyed so: kernels.pull_plans.row_plan)
+ROW_FORMS = ("rows", "no_empty_rows", "spmv_plan")
+
+
+def _row_form(key, ptr_address):
+    if isinstance(key, tuple):
+        return len(key) > 1 and key[0] in ROW_FORMS and key[1] == ptr_address
+    return isinstance(key, str) and key in ROW_FORMS
+
+
+def _array_summary(a):
+    if isinstance(a, xp.ndarray):
+        return f"a {a.ndim}-D array of {a.size} {a.dtype} entries"
+    return type(a).__name__
+
+
 def _host(a):
     return None if a is None else backend.host_copy(a)
 

@@ -106,6 +106,30 @@ def test_repeated_calls_and_the_cached_pattern():
     np.testing.assert_array_equal(labels_of(A), reference(scipy_of(A)))
 
 
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_the_cached_pattern_skips_the_union_when_a_is_symmetric(symmetric):
+    """S = one(A) ∪ one(Aᵀ), or one(A) itself when A's pattern is symmetric (values need not
+    be: the pattern is what counts)."""
+    rng = np.random.default_rng(7)
+    A = random_graph(rng, 300, 600, symmetric)
+    if symmetric:
+        rows, cols, _ = A.to_coo()
+        A = gg.Matrix.from_coo(rows, cols, rng.random(len(rows)), nrows=300, ncols=300)
+        assert not A.is_symmetric() and A.is_symmetric(structure=True)
+    got = labels_of(A)
+    np.testing.assert_array_equal(got, reference(scipy_of(A)))
+
+    def unmade():
+        raise AssertionError("the pattern was not kept with A")
+
+    S = A.memo("algorithms.connected_components.pattern", unmade)
+    assert S.dtype == gg.INT32 and S.is_symmetric()
+    union = scipy_of(A) + scipy_of(A).T
+    rows, cols, vals = S.to_coo()
+    assert sorted(zip(rows.tolist(), cols.tolist())) == sorted(zip(*map(list, union.nonzero())))
+    assert set(backend.to_host(vals).tolist()) <= {1}
+
+
 def test_trace():
     A = generate.rmat(10, seed=1)
     figures = []

@@ -238,6 +238,8 @@ CALLS = {
     "Matrix.reduce_columnwise": lambda o: (o.A.reduce_columnwise, ["plus"], {}),
     "Matrix.reduce_rowwise": lambda o: (o.A.reduce_rowwise, ["min"], {}),
     "Matrix.reduce_scalar": lambda o: (o.A.reduce_scalar, ["plus"], dict(accum=None, initial=None)),
+    "Matrix.replace_indices": lambda o: (o.C.replace_indices,
+                                          [gg.backend.xp.asarray([0, 1], dtype=o.C.index_dtype)], {}),
     "Matrix.resize": lambda o: (o.C.resize, [3, 5], {}),
     "Matrix.select": lambda o: (o.A.select, ["valuegt", 2.0], {}),
     "Matrix.set_csc": lambda o: (o.C.set_csc, [np.array([0, 1, 2]), np.array([0, 1]), np.array([1.0, 2.0])],

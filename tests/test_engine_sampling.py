@@ -261,6 +261,54 @@ def test_matrix_from_csr_trusted_adopts_the_arrays():
     assert pattern.shape == (3, 4) and pattern.nvals == 3
 
 
+def test_matrix_replace_indices_moves_entries_and_keeps_row_forms():
+    """P(i, f(i)), one entry per row, moved in place: products read the new columns (pull by
+    rows, push, and the rebuilt CSC for Aᵀ), values stay, forms of the row offsets stay."""
+    n = 6
+    ptr = xp.arange(n + 1, dtype=np.int32)
+    P = gg.Matrix.from_csr(ptr, dev([1, 2, 2, 0, 5, 5], np.int32), dev(np.arange(10, 16)),
+                           ncols=n, dtype=gg.INT64, trusted=True)
+    u = gg.Vector.from_dense(xp.arange(100, 100 + n, dtype=np.int64))
+    w = gg.Vector(gg.INT64, n)
+    gg.mxv(w, P, u, "min_second")                   # makes P's row forms (and its pull plan)
+    assert H(w.to_dense()).tolist() == [101, 102, 102, 100, 105, 105]
+    P.T.to_coo()                                    # and the CSC form
+    P.memo("fuzz", lambda: 1)
+    kept = {k for k in P._cache if gg.matrix._row_form(k, backend.data_address(ptr))}
+    assert "no_empty_rows" in kept
+    new = dev([0, 0, 3, 3, 4, 1], np.int32)
+    assert P.replace_indices(new) is P
+    assert set(P._cache) == kept                    # CSC, memos dropped; row forms kept
+    got = P.to_csr(device=True)
+    assert backend.data_address(got[1]) == backend.data_address(new)    # adopted
+    assert backend.data_address(got[0]) == backend.data_address(ptr)
+    assert P.isequal(gg.Matrix.from_coo(range(n), [0, 0, 3, 3, 4, 1], range(10, 16),
+                                        nrows=n, ncols=n, dtype=gg.INT64))
+    gg.mxv(w, P, u, "min_second")
+    assert H(w.to_dense()).tolist() == [100, 100, 103, 103, 104, 101]
+    assert w.nvals == n
+    t = gg.Vector(gg.INT64, n)
+    gg.vxm(t, u, P, "min_first", direction="push")  # T(j) = min over rows i with f(i) = j
+    assert H(t.to_coo()[0]).tolist() == [0, 1, 3, 4] and H(t.to_coo()[1]).tolist() == [100, 105, 102, 104]
+    gg.mxv(t, P.T, u, "plus_first", direction="pull")   # the CSC made from the new indices
+    assert H(t.to_coo()[0]).tolist() == [0, 1, 3, 4]
+    assert H(t.to_coo()[1]).tolist() == [21, 15, 25, 14]
+
+
+@pytest.mark.parametrize("bad", [[0, 0, 3, 3, 4, 1], np.zeros(6, np.int64), np.zeros(5, np.int32),
+                                 np.zeros((6, 1), np.int32), np.zeros(6, np.float32), None])
+def test_matrix_replace_indices_checks_type_and_length(bad):
+    P = gg.Matrix.from_csr(xp.arange(7, dtype=np.int32), dev([1, 2, 2, 0, 5, 5], np.int32), None,
+                           ncols=6, dtype=gg.BOOL, trusted=True)
+    assert P.index_dtype == np.int32
+    before = P.to_coo()
+    if isinstance(bad, np.ndarray):
+        bad = xp.asarray(bad)
+    with pytest.raises(gg.InvalidValue):
+        P.replace_indices(bad)
+    assert all((a == b).all() for a, b in zip(P.to_coo(), before))
+
+
 @pytest.mark.parametrize("kwargs", [dict(dtype="INT64"), dict(ncols=3),
                                     dict(ncols=3, dtype="INT64", indptr=[0, 1, 1, 3]),
                                     dict(ncols=3, dtype="INT64", indices=[2, 0, 2]),
