@@ -8,39 +8,42 @@ The centrality of v from sources s ∈ {s_1 .. s_ns} (Brandes 2001; unnormalised
 recurrence gives δ_s from the BFS DAG of s: δ_s(v) = Σ_{w: v -> w, d(w) = d(v) + 1}
 σ_sv / σ_sw · (1 + δ_s(w)).
 
-Formulation (LAGraph's LAGr_Betweenness; the sources are the rows of ns x n matrices; A:
-the pattern of the graph, A(i, j) an edge i -> j; values ignored):
+Formulation (LAGraph's LAGr_Betweenness, transposed: one row per vertex, one column per
+source, so every product runs over the n rows of an n x ns matrix, in parallel; A: the
+pattern of the graph, A(i, j) an edge i -> j; values ignored):
 
-    forward (one BFS per row, all rows at once; F holds σ on the newest level):
-        F = {(i, s_i): 1} ;  P = F              P: σ so far (the paths matrix)
-        F⟨¬P.S, replace⟩ = F plus.first A        level 1
-        for k = 1, 2, ... while F is not empty:
-            S_k = pattern(F)                     the vertices at distance k of each source
-            P += F
-            F⟨¬P.S, replace⟩ = F plus.first A    level k + 1: σ(w) = Σ σ(v) over v -> w
-    backward (B = 1 + δ, full; from the deepest level D up):
-        B(:, :) = 1
+    forward (one BFS per column, all columns at once; F_k: σ on level k, n x ns):
+        F_0 = {(s_j, j): 1} ;  P = F_0            P: the (vertex, source) pairs reached
+        F_1⟨¬P.S, replace⟩ = Aᵀ plus.second F_0   σ(w) = Σ σ(v) over the in-neighbours v
+        for k = 1, 2, ... while F_k is not empty:
+            P += F_k
+            F_{k+1}⟨¬P.S, replace⟩ = Aᵀ plus.second F_k
+    backward (X_k = (1 + δ) ./ σ on level k, from the deepest level D up):
+        X_D = 1 ./ F_D                            (δ = 0 on the deepest level)
+        c = 0
         for k = D - 1, ..., 1:
-            W⟨S_{k+1}.S, replace⟩ = B ./ P        (1 + δ(w)) / σ(w) on level k + 1
-            W⟨S_k.S, replace⟩ = W plus.first Aᵀ   Σ over successors w of v
-            B += W .* P                          δ(v) += σ(v) · Σ ...
-    c = -ns ;  c += Σ_i B(i, :)                  (each row's 1s, δ = 0 elsewhere, cancel)
+            T⟨F_k.S, replace⟩ = A plus.second X_{k+1}   Σ over the successors w of v
+            Δ = T .* F_k                          δ(v) = σ(v) · Σ (1 + δ(w)) / σ(w)
+            c += Σ_j Δ(:, j)
+            X_k = (1 ./ F_k) ⊕ T                  (1 + δ) / σ = 1/σ + T, union over level k
 
-The sources (level 0) never enter an S_k, so B(i, s_i) stays 1: δ_s(s) = 0. A vertex that a
-source does not reach keeps B = 1 in that row, which the -ns removes too.
+Every step touches one or two levels only (never the whole n x ns): δ = 0 on the sources
+(level 0) and on level D, and vertices without successors on the next level get no Δ.
 
 The definition is LAGraph's (and GAP's): over ordered pairs (s, t) along the stored edges,
 so on an undirected graph (both directions stored) each path counts from each end it starts
 at among the sources; networkx's betweenness_centrality_subset(G, sources, G, normalized=
 False) halves undirected graphs and is this result / 2 there, equal on directed graphs.
 
-Push or pull is the engine's choice: the forward mxm has a complemented mask (a row-wise
-saxpy of the ns frontier rows), the backward one a mask of the level, which Method.AUTO
-turns into dot products (pull) when they are cheaper.
+The products' methods are the engine's choice (Method.AUTO): the forward mxm has a
+complemented mask, so a row-wise saxpy over the n rows of Aᵀ (each vertex gathers from its
+in-neighbours; GUSTAVSON or HASH, the ns-wide rows in shared-memory tables); the backward
+one a mask of the level, which AUTO turns into masked dot products (one per (vertex,
+source) pair of level k) when they are cheaper than the saxpy over the n rows of A.
 
 Trace: ``trace(dict)`` per level: {phase: "forward", level: k, frontier: |F| (its
 (source, vertex) pairs; the last, 0, stops the search)} for k = 1 .. D + 1, then
-{phase: "backward", level: k, frontier: |S_k| (the pairs receiving dependencies)} for
+{phase: "backward", level: k, frontier: |F_k| (the pairs receiving dependencies)} for
 k = D - 1 .. 1.
 Result: a dense backend float64 array of length n, new for each call.
 Cached properties: none (Aᵀ is read through A's own cached column form).
@@ -52,8 +55,8 @@ Asanović, Patterson, GAP Benchmark Suite (2015): bc from 4 sources.
 
 NOTE: σ is counted in float64: past about 1e308 shortest paths (a 2-D grid of side ~500)
 it overflows to inf and the centralities become inf or NaN, as in LAGraph.
-NOTE: memory is ns·n entries for P and B each, plus one stored level pattern per (source,
-vertex) pair reached: batch the sources (GAP: 4) and sum the results for more.
+NOTE: memory is two entries (P and one level F_k) per (vertex, source) pair reached:
+batch the sources (GAP: 4) and sum the results for more.
 """
 import numpy as np
 
@@ -62,7 +65,7 @@ import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue
 
-from ._common import REPLACE, all_finite, check_square, check_vertex, emit
+from ._common import all_finite, check_square, check_vertex, emit
 
 __all__ = ["betweenness"]
 
@@ -83,46 +86,45 @@ def betweenness(A, sources, *, trace=None):
 def _brandes(A, sources, trace):
     """The module docstring's formulation, one GraphBLAS call a step."""
     n, ns = A.nrows, len(sources)
-    # replace, and the mxm's second input (A or Aᵀ) read as its pattern: no values cast
-    rs = gg.Descriptor(replace=True, structure_second=True)
-    # F = {(i, s_i): 1} ;  P = F
-    F = gg.Matrix.from_coo(np.arange(ns), sources, 1.0, nrows=ns, ncols=n, dtype=gg.FP64)
+    # replace, and A (or Aᵀ), the mxm's first input, read as its pattern: no values cast
+    rs = gg.Descriptor(replace=True, structure_first=True)
+    AT = A.T
+    # F_0 = {(s_j, j): 1} ;  P = F_0
+    F = gg.Matrix.from_coo(sources, np.arange(ns), 1.0, nrows=n, ncols=ns, dtype=gg.FP64)
     P = F.dup()
-    # F⟨¬P.S, replace⟩ = F plus.first A
-    gg.mxm(F, F, A, semirings.plus_first, mask=~P.S, desc=rs)
-    levels = []                                  # S_1, S_2, ...: the patterns of the levels
-    sizes = []                                   # their entries (host ints, read once each)
-    nf = F.nvals
-    emit(trace, phase="forward", level=1, frontier=nf)
-    while nf > 0:
-        # S_k = pattern(F)
-        levels.append(gg.apply(gg.Matrix(gg.BOOL, ns, n), F, semirings.unary.one))
-        sizes.append(nf)
-        # P += F
-        gg.assign(P, F, gg.ALL, gg.ALL, accum=semirings.binary.plus)
-        # F⟨¬P.S, replace⟩ = F plus.first A
-        gg.mxm(F, F, A, semirings.plus_first, mask=~P.S, desc=rs)
+    levels = []                                  # F_1, F_2, ...: σ on each level
+    while True:
+        # F_{k+1}⟨¬P.S, replace⟩ = Aᵀ plus.second F_k
+        F = gg.mxm(gg.Matrix(gg.FP64, n, ns), AT, F, semirings.plus_second, mask=~P.S,
+                   desc=rs)
         nf = F.nvals
         emit(trace, phase="forward", level=len(levels) + 1, frontier=nf)
-    del F
-    B = gg.Matrix(gg.FP64, ns, n)
-    # B(:, :) = 1
-    gg.assign(B, 1.0, gg.ALL, gg.ALL)
-    W = gg.Matrix(gg.FP64, ns, n)
-    AT = A.T
-    for k in range(len(levels) - 1, 0, -1):     # levels[k] is S_{k+1}
-        # W⟨S_{k+1}.S, replace⟩ = B ./ P
-        gg.ewise_mult(W, B, P, semirings.binary.div, mask=levels[k].S, desc=REPLACE)
-        # W⟨S_k.S, replace⟩ = W plus.first Aᵀ
-        gg.mxm(W, W, AT, semirings.plus_first, mask=levels[k - 1].S, desc=rs)
-        # B += W .* P
-        gg.ewise_mult(B, W, P, semirings.binary.times, accum=semirings.binary.plus)
-        emit(trace, phase="backward", level=k, frontier=sizes[k - 1])
+        if nf == 0:
+            break
+        levels.append((F, nf))
+        # P += F_k
+        gg.assign(P, F, gg.ALL, gg.ALL, accum=semirings.binary.plus)
+    del F, P
     c = gg.Vector(gg.FP64, n)
-    # c(:) = -ns
-    gg.assign(c, float(-ns), gg.ALL)
-    # c += Σ_i B(i, :)
-    gg.reduce_columnwise(c, B, semirings.monoid.plus, accum=semirings.binary.plus)
+    # c = 0
+    gg.assign(c, 0.0, gg.ALL)
+    if levels:
+        # X_D = 1 ./ F_D
+        X = gg.apply(gg.Matrix(gg.FP64, n, ns), levels[-1][0], semirings.unary.minv)
+    for k in range(len(levels) - 1, 0, -1):     # levels[k - 1] is F_k
+        Fk, size = levels.pop(k - 1)
+        # T⟨F_k.S, replace⟩ = A plus.second X_{k+1}
+        T = gg.mxm(gg.Matrix(gg.FP64, n, ns), A, X, semirings.plus_second, mask=Fk.S, desc=rs)
+        # Δ = T .* F_k
+        delta = gg.ewise_mult(gg.Matrix(gg.FP64, n, ns), T, Fk, semirings.binary.times)
+        # c += Σ_j Δ(:, j)
+        gg.reduce_rowwise(c, delta, semirings.monoid.plus, accum=semirings.binary.plus)
+        del delta
+        if k > 1:
+            # X_k = (1 ./ F_k) ⊕ T
+            X = gg.apply(gg.Matrix(gg.FP64, n, ns), Fk, semirings.unary.minv)
+            gg.ewise_add(X, X, T, semirings.binary.plus)
+        emit(trace, phase="backward", level=k, frontier=size)
     if not all_finite(c):  # (more shortest paths than FP64 holds: inf or NaN, never returned)
         raise InvalidValue("betweenness: the shortest-path counts overflow FP64 (more than "
                            "~1e308 shortest paths from a source)")
