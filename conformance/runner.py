@@ -273,6 +273,11 @@ def _determined(case, family, datas, ref):
         return None
     base = cmp.canonical(ref)
     none = np.zeros(base.nvals, dtype=bool)  # nothing pinned down: compare the structure only
+    # a cast to BOOL is not monotone (-4 and 5 are true, 0 between them false): bounds read in
+    # a BOOL output pin nothing down when the operator computes in another type
+    t = (case.p("types") or "").split("/")[0] or case.p("type")
+    if base.values.dtype == np.bool_ and t and t != "BOOL":
+        return none
     bounds, nan = [], np.zeros(base.nvals, dtype=bool)
     # an accumulator need not be monotone (cdiv(-0.0, t) is NaN for t = 0 only, between
     # t = -5 and t = 2): bound T itself, without accum, and read its bounds at C's entries
