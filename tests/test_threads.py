@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-from algorithms import bfs, pagerank, sssp
+from algorithms import betweenness, bfs, connected_components, pagerank, sssp
 from grblas_gpu import backend, generate
 from grblas_gpu.kernels import cache
 
@@ -120,6 +120,37 @@ def test_sssp_and_pagerank_from_threads_on_one_graph():
                 np.testing.assert_array_equal(got, expected[s])
             else:
                 np.testing.assert_allclose(got, ranks, rtol=0, atol=1e-9)   # (GPU sums: any order)
+
+
+def test_components_betweenness_and_delta_stepping_from_threads_on_one_graph():
+    """Connected components, betweenness and delta-stepping on one shared graph (each keeps
+    what it derives with it: the union pattern, the light and heavy edges), several threads
+    at once, all starting before anything is kept."""
+    A = generate.rmat(7, seed=5, symmetric=False)
+    rows, cols, _ = A.to_coo()
+    W = gg.Matrix.from_coo(rows, cols, (host(rows) * 5 + host(cols)) % 7 + 1.0,
+                           nrows=A.nrows, ncols=A.ncols)
+    fresh = W.dup()   # (nothing kept with it yet: the threads race to make it)
+    labels = host(connected_components(W))
+    central = host(betweenness(W, [0, 1, 2, 3]))
+    dist = host(sssp(W, 0, method="delta"))
+
+    def work(t, r, _):
+        kind = (t + r) % 3
+        if kind == 0:
+            return kind, host(connected_components(fresh))
+        if kind == 1:
+            return kind, host(betweenness(fresh, [0, 1, 2, 3]))
+        return kind, host(sssp(fresh, 0, method="delta"))
+
+    for per_thread in in_threads(work, runs=3):
+        for kind, got in per_thread:
+            if kind == 0:
+                np.testing.assert_array_equal(got, labels)
+            elif kind == 1:
+                np.testing.assert_allclose(got, central, rtol=1e-12)   # (GPU sums: any order)
+            else:
+                np.testing.assert_array_equal(got, dist)
 
 
 def product_operands():
