@@ -77,6 +77,10 @@ CLI_ALGORITHMS = {
     "pagerank": lambda A, source=0, trace=None: pagerank(A, trace=trace),
     "triangle_count": _run_triangles,
     "spectral_clustering": _run_spectral,
+    "connected_components":
+        lambda A, source=0, trace=None: connected_components(A, trace=trace),
+    # the dependencies from the one source (betweenness sums them over the sources given)
+    "betweenness": lambda A, source=0, trace=None: betweenness(A, [source], trace=trace),
 }
 
 
@@ -106,6 +110,14 @@ def summarize(name, result):
         return "top 5: " + ", ".join(f"{int(i)}:{pr[i]:.4f}" for i in top)
     if name == "triangle_count":
         return f"{result} triangles"
+    if name == "connected_components":
+        sizes = np.unique(backend.to_host(result), return_counts=True)[1]
+        return (f"{sizes.size} component{'s' * (sizes.size != 1)}, the largest of "
+                f"{int(sizes.max(initial=0))} vertices")
+    if name == "betweenness":
+        c = backend.to_host(result)
+        top = np.argsort(-c, kind="stable")[:5]
+        return "top 5: " + ", ".join(f"{int(i)}:{c[i]:.4g}" for i in top)
     if name == "spectral_clustering":
         labels, vals, _ = result
         sizes = np.bincount(backend.to_host(labels))
@@ -143,6 +155,8 @@ def demo(file=sys.stdout):
     out("pagerank (0.85)", summarize("pagerank", pagerank(A)))
     out("triangles", f"{triangle_count(A)} (nvGRAPH lower-triangle input: "
         f"{triangle_count(gg.select(gg.Matrix(A.dtype, n, n), A, indexunary.tril, -1))})")
+    out("components", summarize("connected_components", connected_components(A)))
+    out("betweenness (all)", summarize("betweenness", betweenness(A, list(range(n)))))
     x = gg.Vector.from_dense(backend.xp.ones(n, dtype=np.float32))
     deg = backend.to_host(srspmv(A, x, "NVGRAPH_PLUS_TIMES_SR").to_dense())
     out("srspmv plus_times 1", f"degrees: max {deg.max():g} (member {int(deg.argmax())}), "

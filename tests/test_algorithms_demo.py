@@ -13,10 +13,14 @@ def test_demo_prints_every_algorithm():
     text = out.getvalue()
     for label in ("bfs from 0", "sssp", "widest path", "pagerank", "triangles", "srspmv",
                   "modularity_maximization", "balanced_cut_lanczos", "balanced_cut_lobpcg",
-                  "subgraphs", "convert CSR -> COO"):
+                  "subgraphs", "convert CSR -> COO", "components", "betweenness"):
         assert label in text, label
     assert "45 (nvGRAPH lower-triangle input: 45)" in text
     assert "vertices per level [1, 16, 9, 8]" in text
+    assert "1 component, the largest of 34 vertices" in text
+    # networkx's undirected betweenness of member 0 is 231.07; over stored (i, j) and (j, i)
+    # every pair is counted from both ends: twice that
+    assert "top 5: 0:462.1, 33:321.1" in text
 
 
 def test_cli_runners_and_summaries():
