@@ -14,6 +14,11 @@ entry, explicit zeros included, is an edge i -> j).
                     nvGRAPH's bookmark rule) on the pattern, within 1e-4 per vertex
     triangle_count  networkx.triangles on the undirected graph of A's lower triangle (or
                     upper, when A has nothing below the diagonal), self loops ignored
+    connected_components
+                    labels equal the least vertex of each of networkx's
+                    weakly_connected_components
+    betweenness     from sources {0, s}: networkx's betweenness_centrality_subset (all
+                    targets, unnormalised, unweighted) within 1e-9 relative
 
 Each algorithm is its own operation in the report; one missing from ``algorithms`` is
 skipped "not implemented". Cases: every square LAGraph file (quick: up to 1000 entries),
@@ -213,6 +218,49 @@ class TriangleCount(_Algorithm):
         want = sum(nx.triangles(U).values()) // 3
         if ours != want:
             return "failed", f"ours {ours} triangles, networkx {want}"
+        return "passed", ""
+
+
+@register
+class ConnectedComponents(_Algorithm):
+    name = function = "connected_components"
+    sources = False
+
+    def check(self, ours, G, d, s):
+        import networkx as nx
+
+        if isinstance(ours, Exception):
+            return "failed", f"grblas_gpu raised {type(ours).__name__}: {ours}"
+        want = np.empty(d.shape[0], dtype=np.int64)
+        for comp in nx.weakly_connected_components(G):
+            members = np.fromiter(comp, dtype=np.int64)
+            want[members] = members.min()
+        bad = np.flatnonzero(ours.astype(np.int64) != want)
+        if len(bad):
+            return "failed", (f"labels differ at {len(bad)} vertices, first {bad[0]}: "
+                              f"ours {ours[bad[0]]}, networkx's least member {want[bad[0]]}")
+        return "passed", ""
+
+
+@register
+class Betweenness(_Algorithm):
+    name = function = "betweenness"
+
+    def source_text(self, case):
+        return f"result = algorithms.betweenness(A, {sorted({0, case.p('source')})})"
+
+    def check(self, ours, G, d, s):
+        import networkx as nx
+
+        if isinstance(ours, Exception):
+            return "failed", f"grblas_gpu raised {type(ours).__name__}: {ours}"
+        ref = nx.betweenness_centrality_subset(G, sorted({0, s}), list(G), normalized=False)
+        want = np.array([ref[v] for v in range(d.shape[0])], dtype=np.float64)
+        err = np.abs(ours.astype(np.float64) - want)
+        tol = 1e-9 * max(1.0, float(np.abs(want).max(initial=0)))
+        if err.max(initial=0) > tol:
+            v = int(err.argmax())
+            return "failed", f"betweenness of {v}: ours {ours[v]!r}, networkx {want[v]!r}"
         return "passed", ""
 
 

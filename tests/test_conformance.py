@@ -184,3 +184,23 @@ def test_build_and_reduce_binary_families_pass_and_can_fail(monkeypatch):
            if o.status == "failed"]
     assert bad and any("minus" in o.case.label or "pow" in o.case.label for o in bad)
     assert "from_coo(" in bad[0].reproducer and "dup_op=" in bad[0].reproducer
+
+
+def test_components_and_betweenness_checks_catch_wrong_answers():
+    """The networkx checks of the conformance suite's connected components and betweenness
+    pass the right answer and fail a wrong one (0 -> 1 -> 2, vertex 3 alone)."""
+    import types
+
+    import networkx as nx
+    import numpy as np
+
+    from conformance.algorithms import Betweenness, ConnectedComponents
+
+    G = nx.DiGraph()
+    G.add_nodes_from(range(4))
+    G.add_edges_from([(0, 1), (1, 2)])
+    d = types.SimpleNamespace(shape=(4, 4))
+    assert ConnectedComponents().check(np.array([0, 0, 0, 3]), G, d, None)[0] == "passed"
+    assert ConnectedComponents().check(np.array([0, 0, 1, 3]), G, d, None)[0] == "failed"
+    assert Betweenness().check(np.array([0.0, 1.0, 0.0, 0.0]), G, d, 0)[0] == "passed"
+    assert Betweenness().check(np.array([0.0, 1.5, 0.0, 0.0]), G, d, 0)[0] == "failed"
