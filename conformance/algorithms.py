@@ -279,4 +279,3 @@ def reproducer(case, family):
         "print(result)",
         f"# check against networkx: conformance.algorithms.{type(family).__name__}().check(...)",
     ]) + "\n"
-

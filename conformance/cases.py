@@ -266,5 +266,3 @@ def cover(names_types, plan, salt, groups=None, k=None):
         seen_types.add(t)
         out.append((n, t))
     return out
-
-

@@ -246,4 +246,3 @@ def _alias(rng, case, fam):
     k = 2 if len(same) > 1 and rng.random() < 0.3 else 1
     picks = rng.choice(len(same), size=k, replace=False)
     return case.with_param(alias=tuple(sorted(same[j] for j in picks)))
-

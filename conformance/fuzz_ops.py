@@ -139,5 +139,3 @@ class Diag(Forms):
     name = "diag"
     function = "Matrix"
     forms = (_DiagMatrix, _DiagVector)
-
-

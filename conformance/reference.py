@@ -185,4 +185,3 @@ def source(case, family, variant=None):
                               op_text(kind, name) if name else None)
     lines.append(f"{_lhs(case, family.output)} << {expr}")
     return "\n".join(lines)
-

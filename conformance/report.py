@@ -178,4 +178,3 @@ def reproducer(case, family, datas, outcome):
                   spec_source(case, family), f"mimic = {out_name}",
                   "print(explain(ours, mimic))"]
     return "\n".join(lines) + "\n"
-

@@ -62,4 +62,3 @@ class Mailbox:
         if not self._box.wait():
             raise InvalidValue("Mailbox.take: nothing was posted since the last take")
         return self._values.copy(), self._box.bitmap.copy()
-

@@ -47,4 +47,3 @@ def test_take_fills_missing_entries_and_refuses_a_second_take():
 def test_mailbox_needs_a_vector():
     with pytest.raises(gg.InvalidValue):
         gg.Mailbox(gg.Matrix(gg.INT64, 2, 2))
-

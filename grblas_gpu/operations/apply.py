@@ -215,4 +215,3 @@ def apply_method(self, op, right=None, *, left=None, thunk=None):
     out = _plan(A.dtype, op, left, right, thunk)[1].out_type
     C = Vector(out, A.size) if isinstance(A, Vector) else Matrix(out, *self.shape)
     return apply(C, self, op, left=left, right=right, thunk=thunk)
-

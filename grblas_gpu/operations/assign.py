@@ -315,4 +315,3 @@ def subassign(C, A, rows, cols=_NO_COLS, *, mask=None, accum=None, desc=None):
     """GxB_subassign: C(rows, cols)⟨mask, replace⟩ = accum(C(rows, cols), A), the mask of the
     region's shape (|rows| x |cols|, or |cols| / |rows| for a row / column). Returns C."""
     return _plan(C, A, rows, cols, mask, accum, desc, sub=True)()
-

@@ -68,4 +68,3 @@ def vector_diag(A, k=0):
     idx = rows[on] if k >= 0 else cols[on]
     vals = None if A._values is None else A._values[on]
     return Vector._from_sparse(size, A.dtype, idx, vals, iso=A._iso if vals is None else None)
-

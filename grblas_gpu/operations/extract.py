@@ -284,4 +284,3 @@ def vector_extract(self, indices, *, mask=None, desc=None, dtype=None):
     """u(indices) as a new Vector."""
     w = _new_output(self, indices, _NO_COLS, desc, dtype)
     return extract(w, self, indices, mask=mask, desc=desc)
-

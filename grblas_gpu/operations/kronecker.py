@@ -93,4 +93,3 @@ def kronecker_method(self, other, op="times"):
     out = ewise_binary(op, A.dtype, B.dtype, "mult").out_type
     C = Matrix(out, self.shape[0] * other.shape[0], self.shape[1] * other.shape[1])
     return kronecker(C, self, other, op)
-

@@ -282,4 +282,3 @@ def matmul(self, other):
         return mxm_method(self, other, "plus_times")
     # not NotImplemented: Python would turn that into a raw TypeError
     raise InvalidValue(f"A @ x needs a Matrix or a Vector x, got {type(other).__name__}")
-

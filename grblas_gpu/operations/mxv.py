@@ -305,4 +305,3 @@ def vector_rmatmul(self, other):
     if isinstance(other, (Matrix, TransposedMatrix)):
         return mxv_method(other, self)
     raise InvalidValue(f"A @ u needs a Matrix A, got {type(other).__name__}")
-

@@ -167,4 +167,3 @@ reduce_rowwise_method, reduce_columnwise_method = _method(False), _method(True)
 def reduce_scalar_method(self, op="plus", *, accum=None, initial=None):
     """⊕ over every entry, as a NumPy scalar (the identity when there are none)."""
     return reduce_scalar(self, op, accum=accum, initial=initial)
-

@@ -114,4 +114,3 @@ def select_method(self, op, thunk=None):
         raise InvalidValue(f"select needs a Matrix or a Vector, got {type(A).__name__}")
     C = Vector(A.dtype, A.size) if isinstance(A, Vector) else Matrix(A.dtype, *self.shape)
     return select(C, self, op, thunk)
-
