@@ -18,7 +18,7 @@ import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
 
-__all__ = ["all_finite", "check_square", "check_vertex", "check_number", "check_flag", "emit", "float_type",
+__all__ = ["all_finite", "check_square", "check_trace", "check_vertex", "check_number", "check_flag", "emit", "float_type",
            "as_vector", "index_type", "REPLACE"]
 
 # Descriptor of the C API's GrB_DESC_R: clear the output outside the mask.
@@ -65,6 +65,14 @@ def check_flag(x, what):
     if getattr(x, "shape", None) == () and x.dtype.kind in "biu" and x in (0, 1):
         return bool(x)                           # a 0-d array (NumPy or CuPy) of 0 or 1
     raise InvalidValue(f"{what} must be True or False, got {x!r}")
+
+
+def check_trace(trace, what):
+    """trace as given: None or a callable (given one dict per iteration); InvalidValue for
+    anything else, before the algorithm starts (not a TypeError at its first iteration)."""
+    if trace is not None and not callable(trace):
+        raise InvalidValue(f"{what}: trace must be callable or None, got {type(trace).__name__}")
+    return trace
 
 
 def emit(trace, **figures):

@@ -65,7 +65,7 @@ import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue
 
-from ._common import all_finite, check_square, check_vertex, emit
+from ._common import all_finite, check_square, check_trace, check_vertex, emit
 
 __all__ = ["betweenness"]
 
@@ -77,10 +77,7 @@ def betweenness(A, sources, *, trace=None):
     ``trace(dict)``: per level, {phase, level, frontier}."""
     n = check_square(A)
     sources = _check_sources(sources, n)
-    if trace is not None and not callable(trace):
-        raise InvalidValue(f"betweenness: trace must be callable or None, "
-                           f"got {type(trace).__name__}")
-    return _brandes(A, sources, trace)
+    return _brandes(A, sources, check_trace(trace, "betweenness"))
 
 
 def _brandes(A, sources, trace):

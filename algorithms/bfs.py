@@ -64,8 +64,8 @@ from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, InvalidValue
 from grblas_gpu.traversal import DEFAULT_ALPHA, DEFAULT_BETA, UNREACHED, next_direction
 
-from ._common import (REPLACE, check_flag, check_number, check_square, check_vertex, emit,
-                      index_type)
+from ._common import (REPLACE, check_flag, check_number, check_square, check_trace,
+                      check_vertex, emit, index_type)
 
 __all__ = ["bfs", "bfs_advanced", "METHODS", "DEFAULT_ALPHA", "DEFAULT_BETA", "UNREACHED"]
 
@@ -116,8 +116,7 @@ def bfs_advanced(S, source, *, AT, alpha=None, beta=None, method="auto", trace=N
         raise InvalidValue(f"bfs: alpha and beta must be positive, got {alpha}, {beta}")
     if not (isinstance(method, str) and method in METHODS):
         raise InvalidValue(f"bfs: method must be one of {METHODS}, got {method!r:.40}")
-    if trace is not None and not callable(trace):
-        raise InvalidValue(f"bfs: trace must be callable or None, got {type(trace).__name__}")
+    check_trace(trace, "bfs")
     if method == "auto":
         method = "fused" if gg.traversal.supports(S, AT) else "semiring"
     if method == "fused":

@@ -51,7 +51,7 @@ import grblas_gpu as gg
 import semirings
 from grblas_gpu import backend
 
-from ._common import check_square, emit, index_type
+from ._common import check_square, check_trace, emit, index_type
 
 __all__ = ["connected_components"]
 
@@ -62,9 +62,7 @@ def connected_components(A, *, trace=None):
     vertex id of i's component (see the module docstring). ``trace(dict)``: per iteration,
     {iteration, changed}."""
     n = check_square(A)
-    if trace is not None and not callable(trace):
-        raise gg.InvalidValue(f"connected_components: trace must be callable or None, got "
-                              f"{type(trace).__name__}")
+    check_trace(trace, "connected_components")
     itype = index_type(n)
     S = A.memo("algorithms.connected_components.pattern", lambda: _symmetric_pattern(A, itype))
     return _fastsv(S, itype, trace)

@@ -73,8 +73,8 @@ import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue, NotConverged
 
-from ._common import (all_finite, as_vector, check_flag, check_number, check_square, emit,
-                      float_type)
+from ._common import (all_finite, as_vector, check_flag, check_number, check_square,
+                      check_trace, emit, float_type)
 
 __all__ = ["pagerank", "pagerank_advanced", "DEFAULT_TOLERANCE", "DEFAULT_MAX_ITER"]
 
@@ -95,6 +95,7 @@ def pagerank(A, alpha=0.85, *, bookmark=None, guess=None, tolerance=DEFAULT_TOLE
     rows of P with no entries when None. ``guess``: the starting vector (uniform 1/n when None).
     ``trace(dict)``: per iteration, {iteration, residual}."""
     n = check_square(A)
+    check_trace(trace, "pagerank")
     alpha, tolerance, max_iter = _check_parameters(alpha, tolerance, max_iter)
     _check_nonempty(n)
     normalize = check_flag(normalize, "pagerank: normalize")
@@ -118,6 +119,7 @@ def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=N
     """The power method on a transition matrix P with the bookmark and guess Vectors given
     (both full, of P's type)."""
     n = check_square(P, "P")
+    check_trace(trace, "pagerank_advanced")
     alpha, tolerance, max_iter = _check_parameters(alpha, tolerance, max_iter)
     _check_nonempty(n)
     for v, what in ((bookmark, "bookmark"), (guess, "guess")):

@@ -77,7 +77,7 @@ import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue, NotConverged
 
-from ._common import check_number, check_square, emit, float_type
+from ._common import check_number, check_square, check_trace, emit, float_type
 
 __all__ = ["spectral_clustering", "analyze_clustering", "MODULARITY_MAXIMIZATION",
            "BALANCED_CUT_LANCZOS", "BALANCED_CUT_LOBPCG", "MODULARITY", "EDGE_CUT", "RATIO_CUT",
@@ -113,6 +113,7 @@ def spectral_clustering(A, n_clusters, n_eig_vects, algorithm=MODULARITY_MAXIMIZ
     and the processed n x n_eig_vects eigenvector matrix (see the module docstring).
     ``trace(dict)``: per solver cycle {stage, iteration, ...}."""
     n = check_square(A)
+    check_trace(trace, "spectral_clustering")
     algorithm = _name(algorithm, ALGORITHMS, "algorithm")
     k = check_number(n_clusters, "spectral_clustering: n_clusters", integer=True)
     ne = check_number(n_eig_vects, "spectral_clustering: n_eig_vects", integer=True)

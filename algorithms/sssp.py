@@ -112,7 +112,7 @@ import grblas_gpu as gg
 import semirings
 from grblas_gpu.errors import InvalidValue, NotConverged
 
-from ._common import REPLACE, check_square, check_vertex, emit, float_type
+from ._common import REPLACE, check_square, check_trace, check_vertex, emit, float_type
 
 __all__ = ["sssp", "far_value", "default_delta"]
 
@@ -136,6 +136,7 @@ def sssp(A, source, *, method="auto", delta=None, trace=None):
     bucket index (⌊lo / Δ⌋) and Δ."""
     n = check_square(A)
     source = check_vertex(source, n)
+    check_trace(trace, "sssp")
     if not isinstance(method, str) or method not in METHODS:
         raise InvalidValue(f"sssp: method must be one of {', '.join(METHODS)}, got {method!r}")
     delta = _check_delta(delta)

@@ -28,7 +28,7 @@ NOTE: capacities of -FLT_MAX or less (and NaN) carry nothing: such edges never i
 """
 import semirings
 
-from ._common import check_square, check_vertex, float_type
+from ._common import check_square, check_trace, check_vertex, float_type
 from .sssp import far_value, frontier_relax
 
 __all__ = ["widest_path"]
@@ -39,6 +39,7 @@ def widest_path(A, source, *, trace=None):
     ``trace(dict)``: per round, {iteration, frontier}."""
     n = check_square(A)
     source = check_vertex(source, n)
+    check_trace(trace, "widest_path")
     dt = float_type(A)
     far = far_value(dt)
     d = frontier_relax(A, source, semirings.max_min, semirings.binary.gt, -far, far, dt,

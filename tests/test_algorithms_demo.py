@@ -2,8 +2,10 @@
 import io
 
 import numpy as np
+import pytest
 
 import algorithms
+import grblas_gpu as gg
 from grblas_gpu import backend, generate
 
 
@@ -33,3 +35,25 @@ def test_cli_runners_and_summaries():
     dist, _ = algorithms.CLI_ALGORITHMS["bfs"](A, source=0)
     assert np.bincount(backend.to_host(dist)).tolist() == [1, 16, 9, 8]
     assert algorithms.summarize("triangle_count", 45) == "45 triangles"
+
+
+@pytest.mark.parametrize("name, call", [
+    ("bfs", lambda A, t: algorithms.bfs(A, 0, trace=t)),
+    ("sssp", lambda A, t: algorithms.sssp(A, 0, trace=t)),
+    ("widest_path", lambda A, t: algorithms.widest_path(A, 0, trace=t)),
+    ("pagerank", lambda A, t: algorithms.pagerank(A, trace=t)),
+    ("spectral_clustering", lambda A, t: algorithms.spectral_clustering(
+        A, 2, 2, algorithms.MODULARITY_MAXIMIZATION, trace=t)),
+    ("connected_components", lambda A, t: algorithms.connected_components(A, trace=t)),
+    ("betweenness", lambda A, t: algorithms.betweenness(A, [0], trace=t)),
+])
+def test_a_trace_that_is_not_callable_is_refused_before_anything_runs(name, call):
+    A = generate.karate(dtype="FP32")
+    before = A.dup()
+    for bad in (3, "trace", [print]):
+        with pytest.raises(gg.InvalidValue, match=f"{name}: trace must be callable"):
+            call(A, bad)
+    assert A.isequal(before)
+    figures = []
+    call(A, figures.append)
+    assert figures and all(isinstance(f, dict) for f in figures)
