@@ -86,9 +86,9 @@ Results (nvGRAPH's): a dense backend array of the value type, FLT_MAX (FP32) or 
 (FP64, also for integer and BOOL A, whose values are taken as weights: True is 1) where
 unreachable; t(source) = 0 (or less, on a negative cycle through the source).
 
-Cached properties (``Matrix.memo``): the weight range and default Δ ("algorithms.sssp.
+Cached properties (``Matrix.memo``): the least weight and default Δ ("algorithms.sssp.
 weights"); AL and AH per (type, θ) ("algorithms.sssp.split"). Device reads: delta-stepping,
-one per light round (the frontier's nvals) and one per bucket (lo), plus three reductions
+one per light round (the frontier's nvals) and one per bucket (lo), plus two reductions
 the first time a matrix is seen; Bellman-Ford, one per round and min t at the end.
 
 References: Meyer & Sanders, "Δ-stepping: a parallelizable shortest path algorithm",
@@ -118,8 +118,9 @@ __all__ = ["sssp", "far_value", "default_delta"]
 
 METHODS = ("auto", "delta", "bellman_ford")
 
-# What auto and the default Δ need to know of A's values, read once per matrix.
-Weights = namedtuple("Weights", "min max mean")
+# What delta-stepping needs to know of A's values (its refusal of a negative weight, the
+# default Δ), read once per matrix.
+Weights = namedtuple("Weights", "min mean")
 
 
 def far_value(dtype):
@@ -181,17 +182,16 @@ def _check_delta(delta):
 
 
 def _weights(A):
-    """Weights(min, max, mean) of A's values; mean over the finite positive ones where A
+    """Weights(min, mean) of A's values; mean over the finite positive ones where A
     holds others (zero, inf, NaN), 1 where there is none."""
     lo = float(gg.reduce_scalar(A, semirings.monoid.min))
-    hi = float(gg.reduce_scalar(A, semirings.monoid.max))
     mean = _mean(A)
     if not (lo > 0 and math.isfinite(mean) and mean > 0):
         # W = select(A > 0) ;  W = select(W < inf)
         W = gg.select(gg.Matrix(A.dtype, *A.shape), A, semirings.indexunary.valuegt, 0)
         W = gg.select(gg.Matrix(A.dtype, *A.shape), W, semirings.indexunary.valuelt, np.inf)
         mean = _mean(W)
-    return Weights(lo, hi, mean if math.isfinite(mean) and mean > 0 else 1.0)
+    return Weights(lo, mean if math.isfinite(mean) and mean > 0 else 1.0)
 
 
 def _mean(W):
