@@ -15,7 +15,7 @@ from .errors import IndexOutOfBounds, InvalidValue
 from . import memory
 from .mask import MaskableMixin
 from .methods import ElementwiseMethods
-from .matrix import ClassOrInstance, _insert, _remove, _same_value
+from .matrix import ClassOrInstance, _host, _insert, _remove, _same_value
 from .types import (cast, cast_scalar, check_representable, check_value_kind, lookup_dtype,
                     scalar_value)
 
@@ -387,7 +387,7 @@ class Vector(MaskableMixin, ElementwiseMethods):
         describing the content until the vector next changes)."""
         device, values = as_flag(device, "device"), as_flag(values, "values")
         out = (self._sparse()[0], self._values_full() if values else None)
-        return out if device else tuple(None if a is None else backend.host_copy(a) for a in out)
+        return out if device else tuple(_host(a) for a in out)
 
     def to_dense(self, fill=0, *, device=False):
         """A dense 1-D array, ``fill`` (which the type must hold) where there is no entry.
