@@ -216,11 +216,13 @@ __device__ __forceinline__ bool reached(bool has, Z acc, Z term) {
 """
 
 
-def operand_source(prod, ta, tu, ia, mask, read_a, read_u):
+def operand_source(prod, ta, tu, ia, mask, read_a, read_u, *, early_stop=True):
     """The prelude (cuda_common.header) plus the operand casts, ⊗ in mxv or vxm order, the
-    mask test and the stop rule shared by the pull and push kernels."""
+    mask test and the stop rule shared by the pull and push kernels. ``early_stop=False``
+    compiles the stop rule out (``reached`` is always false): the result is the same, and a
+    fold that tests after every entry waits for each lookup in turn."""
     sr = prod.semiring
-    stop, _ = prod.stop
+    stop = prod.stop[0] if early_stop else None
     mon = sr.monoid
     pre = header(ia=ia, ib=np.int64, x=prod.tin, z=prod.tout, mult_c=sr.multiply.c(),
                  add_c=mon.c(), any_monoid=mon.op.all_terminal,

@@ -16,7 +16,8 @@ multiply's NumPy function, then ``segment_reduce`` per row.
 CuPy: kernels from one template (``_PULL``, and ``_FEW`` for full B of a few rows), after the
 common prelude of ``cuda_common.header``. An unmasked product over a full u whose monoid
 seldom reaches its terminal value (plus, float min/max, ...) takes ``spmv_stream``; the
-others take ``spmv_rows`` (which skips excluded rows and stops early) and ``spmv_items``:
+others take ``spmv_rows`` (which skips excluded rows, and stops early where ⊕ reaches its
+terminal often: ANY, one-byte MIN/MAX/LOR/LAND) and ``spmv_items``:
 
 * ``spmv_stream``: a block per stretch of STREAM_HALF entries takes the rows starting in it
   (at most 2 * STREAM_HALF entries), reads them with coalesced 16-byte loads, computes every
@@ -669,7 +670,10 @@ def _pull_setup(B, u, prod, mask, plan_cache):
                                    ("idx", "implicit" if implicit else "stored")))
 
     def build():
-        return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u)
+        # a terminal seldom reached (float MIN/MAX, wide integers) is not tested for: a test
+        # after each entry would make a lane wait for each of its lookups of u in turn
+        return (operand_source(prod, B.dtype, u.dtype, B.idx.dtype, mask, read_a, read_u,
+                               early_stop=stops)
                 + Template(_PULL).substitute(V=v or 2, VEC=int(vec), IMPLICIT=int(implicit),
                                              UNROLL=plans.UNROLL, POS=c_index_type(pos_type),
                                              STREAM_HALF=plans.STREAM_HALF))
