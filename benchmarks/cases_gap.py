@@ -56,7 +56,8 @@ from grblas_gpu.generate import grid, rmat, urand
 from .cases_algorithms import _google, _power_loop, _ss_sssp, _ss_triangles, _sparse
 from .run import suitesparse, timed
 
-__all__ = ["KERNELS", "GRAPHS", "default_scale", "run_gap", "make_graph", "pick_sources"]
+__all__ = ["KERNELS", "GRAPHS", "default_scale", "run_gap", "make_graph", "pick_sources",
+           "markdown"]
 
 KERNELS = ("bfs", "sssp", "pr", "cc", "bc", "tc")
 GRAPHS = ("kron", "urand", "grid")
@@ -546,6 +547,63 @@ def _child(spec):
     first, _ = _once(lambda: _call(spec["kernel"], A, spec["arg"]))
     second, _ = _once(lambda: _call(spec["kernel"], A, spec["arg"]))
     print(json.dumps({"first": first, "second": second}))
+
+
+# ------------------------------------------------------------------------------ table
+_HEADS = {"bfs": "BFS", "sssp": "SSSP", "pr": "PageRank", "cc": "CC", "bc": "BC (4 sources)",
+          "tc": "TC"}
+
+
+def markdown(rows):
+    """The README's GAP tables from the rows: per graph and kernel, our repeated call and its
+    speed-up over SuiteSparse (PageRank also against the vendor SpMV loop: cuSPARSE on the GPU,
+    scipy on NumPy), then the first call
+    on a fresh graph (and in a fresh process, with --fresh) over the repeated one."""
+    ours = {(r["graph"], r["scale"], r["kernel"]): r for r in rows
+            if r["method"].startswith("grblas_gpu")}
+    graphs = list(dict.fromkeys((g, s) for g, s, _ in ours))
+    kernels = [k for k in KERNELS if any(key[2] == k for key in ours)]
+
+    def cell(r, fn):
+        if r is None:
+            return "—"
+        if "skipped" in r:
+            return "not available"
+        return fn(r) + ("" if r.get("check passed", True) else " **check failed**")
+
+    def repeated(r):
+        if r["kernel"] == "bfs":
+            text = f"{r['GTEPS (harmonic mean)']:.3g} GTEPS"
+        else:
+            text = _seconds(r["seconds"])
+        extra = [f"{r['speedup vs SuiteSparse']:.3g}×"] if "speedup vs SuiteSparse" in r else []
+        loop = next((k for k in r if k.startswith("vs ") and k.endswith(" loop")), None)
+        if loop:
+            extra.append(f"{r[loop]:.2f}× the SpMV loop")
+        return text + (f" ({', '.join(extra)})" if extra else "")
+
+    def first(r):
+        text = f"{r['first / repeated']:.2g}×"
+        if "fresh process / repeated" in r:
+            text += f", {r['fresh process / repeated']:.2g}× (new process)"
+        if "first call / loop" in r:
+            text += f"; {r['first call / loop']:.2f}× the SpMV loop"
+        return text
+
+    head = "| graph | " + " | ".join(_HEADS[k] for k in kernels) + " |"
+    rule = "| --- " * (len(kernels) + 1) + "|"
+    out = ["Repeated call (speed-up over SuiteSparse, same formulation, same process):", "",
+           head, rule]
+    out += [f"| {g} {s} | " + " | ".join(cell(ours.get((g, s, k)), repeated) for k in kernels)
+            + " |" for g, s in graphs]
+    out += ["", "First call on a fresh graph, over the repeated call:", "", head, rule]
+    out += [f"| {g} {s} | " + " | ".join(cell(ours.get((g, s, k)), first) for k in kernels)
+            + " |" for g, s in graphs]
+    return "\n".join(out)
+
+
+def _seconds(x):
+    return f"{x * 1e3:.3g} ms" if x < 1 else f"{x:.3g} s"
 
 
 # ------------------------------------------------------------------------------ all

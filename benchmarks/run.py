@@ -215,4 +215,6 @@ def _gap(args):
     print(json.dumps(backend.device_info(), default=str), flush=True)
     rows = cases_gap.run_gap(args.scale, graphs, kernels, args.sources, fresh=args.fresh,
                              report=print_table)
-    return _finish(rows, args)
+    rows = _finish(rows, args)
+    print("\n== GAP tables (markdown)\n" + cases_gap.markdown(rows), flush=True)
+    return rows

@@ -115,3 +115,18 @@ def test_generators_urand_and_grid():
     W = generate.grid(4, weighted=True, seed=2)
     Ws = W.to_scipy()
     assert abs(Ws - Ws.T).max() == 0
+
+
+def test_markdown_tables_from_the_rows(all_kernels):
+    rows = gap.run_gap(5, ["kron", "grid"], ["bfs", "pr", "tc"], sources=2)
+    text = gap.markdown(rows)
+    lines = text.splitlines()
+    assert lines.count("| graph | BFS | PageRank | TC |") == 2
+    kron = [line for line in lines if line.startswith("| kron 5 |")]
+    assert len(kron) == 2
+    bfs = next(r for r in rows if r["method"] == "grblas_gpu bfs" and r["graph"] == "kron")
+    assert f"{bfs['GTEPS (harmonic mean)']:.3g} GTEPS" in kron[0]
+    assert "the SpMV loop" in kron[0] and f"{bfs['first / repeated']:.2g}×" in kron[1]
+    assert "check failed" not in text
+    bad = [dict(r, **{"check passed": False}) if r is bfs else r for r in rows]
+    assert "**check failed**" in gap.markdown(bad)
