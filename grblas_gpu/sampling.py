@@ -135,12 +135,15 @@ def select_uniform_rows(ptr, rows, k, key, *, with_replacement):
     making its per-slot arrays: on the GPU two kernels and one scan, one device read (the
     total). ``ptr``, ``rows``: 1-D integer arrays (int32 and int64 backend arrays are used as
     they are); k >= 0. Returns (positions, slot_of). Bit-identical on NumPy and CUDA.
-    Preconditions (not checked): ptr non-decreasing; rows in [0, len(ptr) - 1)."""
+    A row outside [0, len(ptr) - 1) gets no picks (ptr is not read there).
+    Precondition (not checked): ptr non-decreasing."""
     ptr = _row_index(ptr, "ptr")
     rows = _row_index(rows, "rows")
     if len(ptr) < 1:
         raise InvalidValue("ptr needs at least one entry (nrows + 1)")
     k = _whole(k, "k")
+    if k >= 2**63:
+        raise InvalidValue(f"k must be below 2**63, got {k}")
     key = _key(key)
     with_replacement = as_flag(with_replacement, "with_replacement")
     return _k.select_uniform_rows(ptr, rows, k, key, with_replacement=with_replacement)

@@ -133,7 +133,12 @@ def test_uniform_rows_are_select_uniform_on_the_rows(itypes, replace, k):
 def test_uniform_rows_without_slots_and_bad_input():
     pos, slot_of = gs.select_uniform_rows(dev([0, 3]), dev([]), 2, 1, with_replacement=True)
     assert len(pos) == len(slot_of) == 0 and pos.dtype == np.int64
+    for replace in (True, False):  # a row outside the offsets: no picks, nothing read there
+        pos, slot_of = gs.select_uniform_rows(dev([0, 3]), dev([-1, 0, 1, 99]), 2, 1,
+                                              with_replacement=replace)
+        assert H(slot_of).tolist() == [1, 1] and set(H(pos).tolist()) <= {0, 1, 2}
     for call in (lambda: gs.select_uniform_rows([0, 2], [0], -1, 1, with_replacement=True),
+                 lambda: gs.select_uniform_rows([0, 2], [0], 2**63, 1, with_replacement=True),
                  lambda: gs.select_uniform_rows([], [], 1, 1, with_replacement=True),
                  lambda: gs.select_uniform_rows([0, 2], [0.5], 1, 1, with_replacement=True),
                  lambda: gs.select_uniform_rows([0, 2], [0], 1, -1, with_replacement=True),

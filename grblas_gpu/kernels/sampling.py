@@ -210,14 +210,15 @@ _ROWS_SOURCE = r"""
 typedef ${P} P;
 typedef ${R} R;
 
-// one thread per slot: c[s + 1] = how many picks slot s takes from row rows[s]; c[0] = 0
-extern "C" __global__ void row_counts(const P* ptr, const R* rows, i64 m, i64 k, int replace,
-                                      i64* c) {
+// one thread per slot: c[s + 1] = how many picks slot s takes from row rows[s] (none from
+// a row outside [0, nrows), so that ptr is never read out of bounds); c[0] = 0
+extern "C" __global__ void row_counts(const P* ptr, i64 nrows, const R* rows, i64 m, i64 k,
+                                      int replace, i64* c) {
     i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (s == 0) c[0] = 0;
     if (s >= m) return;
     i64 r = (i64)rows[s];
-    i64 d = (i64)ptr[r + 1] - (i64)ptr[r];
+    i64 d = r >= 0 && r < nrows ? (i64)ptr[r + 1] - (i64)ptr[r] : 0;
     c[s + 1] = replace ? (d > 0 ? k : 0) : (d < k ? d : k);
 }
 
@@ -228,9 +229,10 @@ extern "C" __global__ void pick_rows(const P* ptr, const R* rows, const i64* off
                                      int replace, u64 key, i64* out, i64* slot_of) {
     i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (s >= m) return;
+    i64 o = off[s], k = off[s + 1] - o;
+    if (k == 0) return;
     i64 r = (i64)rows[s];
     i64 start = (i64)ptr[r], d = (i64)ptr[r + 1] - start;
-    i64 o = off[s], k = off[s + 1] - o;
     for (i64 j = 0; j < k; ++j) slot_of[o + j] = s;
     if (replace) {
         for (i64 j = 0; j < k; ++j) out[o + j] = start + (i64)(draw(key, o + j) % (u64)d);
@@ -358,12 +360,15 @@ def select_uniform_rows(ptr, rows, k, key, *, with_replacement):
     """Uniform selection of k picks per slot from row rows[s] of CSR offsets ``ptr`` (int32
     or int64 arrays, read as they are; k >= 0): the picks of select_uniform with starts =
     ptr[rows], degs = ptr[rows + 1] - starts, counts = k where degs > 0 (with replacement)
-    or min(degs, k), take_all = degs <= k without replacement. Returns (positions, slot_of).
-    On the GPU two kernels and one scan, one read of the device (the total)."""
-    m = len(rows)
+    or min(degs, k), take_all = degs <= k without replacement. A row outside [0, len(ptr) - 1)
+    gets no picks. Returns (positions, slot_of). On the GPU two kernels and one scan, one
+    read of the device (the total)."""
+    m, nrows = len(rows), len(ptr) - 1
     if not backend.is_gpu or m == 0 or (not with_replacement and k > FLOYD_MAX_K):
-        starts = _i64(ptr[rows])
-        degs = _i64(ptr[rows + 1]) - starts
+        inside = (rows >= 0) & (rows < nrows)
+        r = xp.where(inside, rows, 0)
+        starts = _i64(ptr[r])
+        degs = xp.where(inside, _i64(ptr[r + 1]) - starts, 0)
         if with_replacement:
             counts = xp.where(degs > 0, k, 0).astype(np.int64)
             take_all = xp.zeros(m, dtype=bool)
@@ -378,7 +383,8 @@ def select_uniform_rows(ptr, rows, k, key, *, with_replacement):
     replace = np.int32(bool(with_replacement))
     c = xp.empty(m + 1, dtype=np.int64)
     _rows_kernel(kkey, "row_counts")(
-        launch.grid(m), launch.BLOCK, (ptr, rows, np.int64(m), np.int64(k), replace, c))
+        launch.grid(m), launch.BLOCK, (ptr, np.int64(nrows), rows, np.int64(m), np.int64(k),
+                                       replace, c))
     off = xp.cumsum(c)                             # off[s] = where slot s's picks begin
     total = int(backend.to_scalar(off[-1]))
     out = xp.empty(total, dtype=np.int64)
