@@ -252,42 +252,59 @@ def _sample(req, *, with_replacement, dedupe, return_hops):
         table = rk.bias_table(adj.ptr, b)
     if req.labels is not None:
         label_values, label_idx = xp.unique(req.labels, return_inverse=True)
-        label_idx = label_idx.reshape(-1).astype(np.int64)
+        start = label_idx.reshape(-1).astype(np.int64) * n + req.seeds
     else:
-        label_values, label_idx = None, xp.zeros(len(req.seeds), dtype=np.int64)
+        label_values, start = None, req.seeds  # one label: a key is its vertex
     L = max(len(label_values) if label_values is not None else 1, 1)
     size = L * n
-    # F_0 = the starting multiset, keyed label·n + v
-    F = _multiset(label_idx * n + req.seeds, size)
+    # by default F_{h+1} = D_h is read only as its occurrences in key order, which are the
+    # sorted keys of D_h: no multiset Vector is made
+    plain = req.behavior == "default" and not dedupe
+    if plain:
+        keys = xp.sort(start)                               # F_0's occurrences
+    else:
+        F = _multiset(start, size)                          # F_0 = the starting multiset
     used = Vector(INT64, size) if req.behavior == "exclude" else None
     _, indices, _ = req.A.to_csr(device=True, values=False)
-    rows = []  # (hop, CSR edge positions, source keys)
+    rows = []  # (hop, CSR edge positions, source keys, destinations)
     for h in range(H):
-        # one slot per occurrence of (label, v) in F_h (each once in a deduped frontier)
-        keys = _occurrences(F, counted=not (dedupe and h > 0))
+        if not plain:
+            # one slot per occurrence of (label, v) in F_h (each once in a deduped frontier)
+            keys = _occurrences(F, counted=not (dedupe and h > 0))
         if len(keys) == 0:
             break
-        v = keys % n
+        v = keys if label_values is None else keys % n
         picked = []
         for t in range(T):
             k = req.fan[h * T + t]
             key = rk.stream_key(req.seed, h * T + t)  # one random stream per (hop, type)
             # each slot picks k of A(v, :)'s type-t entries (gathering its CSR segment)
             edge, slot_of = _pick(adj, table, v, t, k, key, with_replacement)
-            rows.append((h, edge, keys[slot_of]))
+            src, dst = keys[slot_of], indices[edge]
+            rows.append((h, edge, src, dst))
             # D_h gets (label, dst) for every pick
-            picked.append((keys[slot_of] // n) * n + indices[edge].astype(np.int64))
+            picked.append(dst if label_values is None else
+                          (src // n) * n + dst.astype(np.int64))
         if h + 1 < H:
-            F, used = _next_frontier(F, xp.concatenate(picked), used, req.behavior, dedupe, size)
+            D = _cat(picked)
+            if plain:
+                keys = xp.sort(D)                           # F_{h+1} = D_h, occurrences
+            else:
+                F, used = _next_frontier(F, D, used, req.behavior, dedupe, size)
     return _assemble(req, rows, label_values, return_hops)
+
+
+def _cat(parts):
+    return parts[0] if len(parts) == 1 else xp.concatenate(parts)
 
 
 def _adjacency(A, edge_types, T):
     """Candidate segments: row v's type-t edges are positions ptr[v·T+t] .. ptr[v·T+t+1] of
-    an edge order; perm maps that order to CSR positions (None: the CSR order itself)."""
+    an edge order; perm maps that order to CSR positions (None: the CSR order itself, and
+    ptr A's own offsets, of its index type)."""
     if edge_types is None or T == 1:
         indptr, _, _ = A.to_csr(device=True, values=False)
-        return _Adjacency(indptr.astype(np.int64), None, 1)
+        return _Adjacency(indptr, None, 1)
     rows, _, _ = A.to_coo(device=True, values=False)
     key = rows.astype(np.int64) * T + edge_types.astype(np.int64)
     perm = xp.argsort(key, kind="stable")
@@ -297,24 +314,22 @@ def _adjacency(A, edge_types, T):
 
 def _pick(adj, table, v, t, k, key, with_replacement):
     """Pick k type-t edges for every source occurrence v: (CSR edge positions, slot of each)."""
-    seg = v * adj.ntypes + t
-    starts = adj.ptr[seg]
-    degs = adj.ptr[seg + 1] - starts
-    if k < 0:  # every neighbour, as the reference's gather_one_hop
-        pos, slot_of = _uniform(starts, degs, degs, xp.ones(len(v), dtype=bool), key, False)
-    elif table is None:
-        if with_replacement:
-            counts = xp.where(degs > 0, k, 0)
-            take_all = xp.zeros(len(v), dtype=bool)
-        else:
-            counts = xp.minimum(degs, k)
-            take_all = degs <= k
-        pos, slot_of = _uniform(starts, degs, counts, take_all, key, with_replacement)
+    seg = v if adj.ntypes == 1 else v.astype(np.int64) * adj.ntypes + t
+    if table is None and k >= 0:
+        # with replacement k picks (none from an empty segment), without min(deg, k)
+        pos, slot_of = rk.select_uniform_rows(adj.ptr, seg, k, key,
+                                              with_replacement=with_replacement)
     else:
-        npos = table.npos[seg]
-        counts = xp.where(npos > 0, k, 0) if with_replacement else xp.minimum(npos, k)
-        pos, slot_of = rk.select_biased(table, seg, counts, key,
-                                        with_replacement=with_replacement)
+        starts = adj.ptr[seg]
+        degs = adj.ptr[seg + 1] - starts
+        if k < 0:  # every neighbour, as the reference's gather_one_hop
+            pos, slot_of = _uniform(starts, degs, degs, xp.ones(len(v), dtype=bool), key,
+                                    False)
+        else:
+            npos = table.npos[seg]
+            counts = xp.where(npos > 0, k, 0) if with_replacement else xp.minimum(npos, k)
+            pos, slot_of = rk.select_biased(table, seg, counts, key,
+                                            with_replacement=with_replacement)
     edge = pos if adj.perm is None else adj.perm[pos]
     return edge, slot_of
 
@@ -370,26 +385,29 @@ def _assemble(req, rows, label_values, return_hops):
     n = req.n
     itype = req.A.index_dtype
     if rows:
-        edge = xp.concatenate([r[1] for r in rows]).astype(np.int64)
-        keys = xp.concatenate([r[2] for r in rows])
-        hop = xp.concatenate([xp.full(len(r[1]), r[0], dtype=np.int32) for r in rows])
+        edge = _cat([r[1] for r in rows]).astype(np.int64, copy=False)
+        keys = _cat([r[2] for r in rows])
+        dst = _cat([r[3] for r in rows])
+        hop = (_cat([xp.full(len(r[1]), r[0], dtype=np.int32) for r in rows])
+               if return_hops else None)
     else:
-        edge = keys = xp.zeros(0, dtype=np.int64)
-        hop = xp.zeros(0, dtype=np.int32)
+        edge = keys = dst = xp.zeros(0, dtype=np.int64)
+        hop = xp.zeros(0, dtype=np.int32) if return_hops else None
     label = offsets = None
     if label_values is not None:
         lab = keys // n
         order = xp.argsort(lab, kind="stable")  # by label; hop order kept within a label
-        edge, keys, hop, lab = edge[order], keys[order], hop[order], lab[order]
+        edge, keys, dst, lab = edge[order], keys[order], dst[order], lab[order]
+        hop = None if hop is None else hop[order]
         first = xp.ones(len(lab), dtype=bool)
         if len(lab) > 1:
             first[1:] = lab[1:] != lab[:-1]
         starts = xp.nonzero(first)[0].astype(np.int64)
         label = label_values[lab[starts]].astype(np.int32)
         offsets = xp.concatenate([starts, xp.asarray([len(lab)], dtype=np.int64)])
-    _, indices, _ = req.A.to_csr(device=True, values=False)
-    src = (keys % n).astype(itype)
-    dst = indices[edge].astype(itype)
+        keys = keys % n
+    src = keys.astype(itype, copy=False)
+    dst = dst.astype(itype, copy=False)
     pick = (lambda a: None if a is None else a[edge])
     return SampleResult(src, dst, pick(req.weights), pick(req.edge_ids), pick(req.edge_types),
-                        hop if return_hops else None, label, offsets)
+                        hop, label, offsets)

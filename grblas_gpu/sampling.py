@@ -40,6 +40,7 @@ from .kernels import sampling as _k
 xp = backend.xp
 
 __all__ = ["FLOYD_MAX_K", "BiasTable", "stream_key", "draw_bits", "draw_unit", "select_uniform",
+           "select_uniform_rows",
            "bias_table", "select_biased", "repeat_index"]
 
 #: Without replacement, slots asking for more picks than this sort a random key per
@@ -115,6 +116,37 @@ def select_uniform(starts, degrees, counts, key, *, with_replacement, take_all=N
         _same_length(len(starts), take_all=take_all)
     return _k.select_uniform(starts, degrees, counts, _offsets(counts), take_all, key,
                              with_replacement=with_replacement)
+
+
+def _row_index(a, what):
+    """int32 and int64 backend arrays as they are (a CSR's own offsets, a frontier of
+    vertex ids); anything else as as_index_array makes it."""
+    if isinstance(a, xp.ndarray) and a.ndim == 1 and a.dtype in (np.int32, np.int64):
+        return a
+    return as_index_array(a, what)
+
+
+def select_uniform_rows(ptr, rows, k, key, *, with_replacement):
+    """select_uniform over rows of a CSR pattern: slot s picks among the candidates
+    ptr[rows[s]] .. ptr[rows[s] + 1] - 1 (row rows[s]; d = its length). With replacement,
+    k independent picks (none when d = 0); without, min(d, k) distinct ones, every candidate
+    in order when d <= k. The same picks as select_uniform(ptr[rows], d, counts, key,
+    take_all=...) with those counts (and take_all = d <= k without replacement), without
+    making its per-slot arrays: on the GPU two kernels and one scan, one device read (the
+    total). ``ptr``, ``rows``: 1-D integer arrays (int32 and int64 backend arrays are used as
+    they are); k >= 0. Returns (positions, slot_of). Bit-identical on NumPy and CUDA.
+    A row outside [0, len(ptr) - 1) gets no picks (ptr is not read there).
+    Precondition (not checked): ptr non-decreasing."""
+    ptr = _row_index(ptr, "ptr")
+    rows = _row_index(rows, "rows")
+    if len(ptr) < 1:
+        raise InvalidValue("ptr needs at least one entry (nrows + 1)")
+    k = _whole(k, "k")
+    if k >= 2**63:
+        raise InvalidValue(f"k must be below 2**63, got {k}")
+    key = _key(key)
+    with_replacement = as_flag(with_replacement, "with_replacement")
+    return _k.select_uniform_rows(ptr, rows, k, key, with_replacement=with_replacement)
 
 
 def bias_table(offsets, weights):

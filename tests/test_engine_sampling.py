@@ -108,6 +108,45 @@ def test_no_slots():
     assert len(pos) == len(slot_of) == 0 and pos.dtype == np.int64
 
 
+@pytest.mark.parametrize("itypes", [(np.int64, np.int64), (np.int32, np.int32),
+                                    (np.int32, np.int64), (np.int64, np.int32)])
+@pytest.mark.parametrize("replace", [True, False])
+@pytest.mark.parametrize("k", [0, 1, 3, 7, gs.FLOYD_MAX_K + 5])
+def test_uniform_rows_are_select_uniform_on_the_rows(itypes, replace, k):
+    # rows of lengths 0, 2, 3, 7, 9, 1, 300: degree below, at and above k, repeats
+    lengths = np.array([0, 2, 3, 7, 9, 1, 300])
+    ptr = np.concatenate([[0], np.cumsum(lengths)])
+    rows = np.array([4, 0, 1, 6, 2, 3, 3, 5, 4, 0, 6])
+    key = gs.stream_key(9, 4)
+    pos, slot_of = gs.select_uniform_rows(dev(ptr, itypes[0]), dev(rows, itypes[1]), k, key,
+                                          with_replacement=replace)
+    starts, degs = ptr[rows], lengths[rows]
+    counts = np.where(degs > 0, k, 0) if replace else np.minimum(degs, k)
+    take_all = np.zeros(len(rows), bool) if replace else degs <= k
+    want, want_slot = gs.select_uniform(dev(starts), dev(degs), dev(counts), key,
+                                        with_replacement=replace, take_all=dev(take_all, bool))
+    assert pos.dtype == slot_of.dtype == np.int64
+    assert H(pos).tolist() == H(want).tolist()
+    assert H(slot_of).tolist() == H(want_slot).tolist()
+
+
+def test_uniform_rows_without_slots_and_bad_input():
+    pos, slot_of = gs.select_uniform_rows(dev([0, 3]), dev([]), 2, 1, with_replacement=True)
+    assert len(pos) == len(slot_of) == 0 and pos.dtype == np.int64
+    for replace in (True, False):  # a row outside the offsets: no picks, nothing read there
+        pos, slot_of = gs.select_uniform_rows(dev([0, 3]), dev([-1, 0, 1, 99]), 2, 1,
+                                              with_replacement=replace)
+        assert H(slot_of).tolist() == [1, 1] and set(H(pos).tolist()) <= {0, 1, 2}
+    for call in (lambda: gs.select_uniform_rows([0, 2], [0], -1, 1, with_replacement=True),
+                 lambda: gs.select_uniform_rows([0, 2], [0], 2**63, 1, with_replacement=True),
+                 lambda: gs.select_uniform_rows([], [], 1, 1, with_replacement=True),
+                 lambda: gs.select_uniform_rows([0, 2], [0.5], 1, 1, with_replacement=True),
+                 lambda: gs.select_uniform_rows([0, 2], [0], 1, -1, with_replacement=True),
+                 lambda: gs.select_uniform_rows([0, 2], [0], 1, 1, with_replacement=None)):
+        with pytest.raises(gg.InvalidValue):
+            call()
+
+
 # ---------------------------------------------------------------- biased selection
 def table():
     # segment 0: candidates 0..2 (weights 1, 0, 3); segment 1: 3..4 (2, 2); segment 2: empty

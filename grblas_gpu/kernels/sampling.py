@@ -46,6 +46,7 @@ from .cache import KernelKey, get_kernel
 xp = backend.xp
 
 __all__ = ["FLOYD_MAX_K", "stream_key", "draw_bits", "draw_unit", "select_uniform",
+           "select_uniform_rows",
            "BiasTable", "bias_table", "select_biased", "exponential_keys",
            "normalise_segments", "smallest_keys_per_slot", "repeat_index"]
 
@@ -202,6 +203,57 @@ extern "C" __global__ void normalise_segments(const i64* ptr, i64 nseg, const do
 
 _KEY = KernelKey("sampling", "select", (), ("int64", "float64"))
 
+# Uniform selection from CSR rows without per-slot arrays: row_counts writes each slot's
+# count after a leading 0 (so one scan gives the offsets), pick_rows each slot's picks and
+# their slot, with the draws and picks of select_uniform's kernels. P: ptr's type, R: rows'.
+_ROWS_SOURCE = r"""
+typedef ${P} P;
+typedef ${R} R;
+
+// one thread per slot: c[s + 1] = how many picks slot s takes from row rows[s] (none from
+// a row outside [0, nrows), so that ptr is never read out of bounds); c[0] = 0
+extern "C" __global__ void row_counts(const P* ptr, i64 nrows, const R* rows, i64 m, i64 k,
+                                      int replace, i64* c) {
+    i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s == 0) c[0] = 0;
+    if (s >= m) return;
+    i64 r = (i64)rows[s];
+    i64 d = r >= 0 && r < nrows ? (i64)ptr[r + 1] - (i64)ptr[r] : 0;
+    c[s + 1] = replace ? (d > 0 ? k : 0) : (d < k ? d : k);
+}
+
+// one thread per slot: its picks out[off[s] .. off[s + 1]) and their slot. With
+// replacement start + draw(p) mod deg at each output position p; without, every candidate
+// in order when deg <= k, else Floyd's k-subset (k <= FLOYD_MAX_K), as in floyd above
+extern "C" __global__ void pick_rows(const P* ptr, const R* rows, const i64* off, i64 m,
+                                     int replace, u64 key, i64* out, i64* slot_of) {
+    i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (s >= m) return;
+    i64 o = off[s], k = off[s + 1] - o;
+    if (k == 0) return;
+    i64 r = (i64)rows[s];
+    i64 start = (i64)ptr[r], d = (i64)ptr[r + 1] - start;
+    for (i64 j = 0; j < k; ++j) slot_of[o + j] = s;
+    if (replace) {
+        for (i64 j = 0; j < k; ++j) out[o + j] = start + (i64)(draw(key, o + j) % (u64)d);
+    } else if (k == d) {
+        for (i64 j = 0; j < k; ++j) out[o + j] = start + j;
+    } else {
+        for (i64 step = 0; step < k; ++step) {
+            i64 j = d - k + step;
+            i64 x = (i64)(draw(key, o + step) % (u64)(j + 1));
+            bool seen = false;
+            for (i64 q = 0; q < step; ++q) {
+                if (out[o + q] == start + x) { seen = true; break; }
+            }
+            out[o + step] = start + (seen ? j : x);
+        }
+    }
+}
+"""
+
+_CTYPE = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
+
 
 def _kernel(name):
     # one source holds every kernel of the family; each is looked up once (memoised by name)
@@ -302,6 +354,51 @@ def select_uniform(starts, degs, counts, offsets, take_all, key, *, with_replace
     if bool(backend.to_scalar(big.any())):
         _select_by_keys(xp.nonzero(big)[0], starts, degs, counts, offsets, key, out)
     return out, slot_of
+
+
+def select_uniform_rows(ptr, rows, k, key, *, with_replacement):
+    """Uniform selection of k picks per slot from row rows[s] of CSR offsets ``ptr`` (int32
+    or int64 arrays, read as they are; k >= 0): the picks of select_uniform with starts =
+    ptr[rows], degs = ptr[rows + 1] - starts, counts = k where degs > 0 (with replacement)
+    or min(degs, k), take_all = degs <= k without replacement. A row outside [0, len(ptr) - 1)
+    gets no picks. Returns (positions, slot_of). On the GPU two kernels and one scan, one
+    read of the device (the total)."""
+    m, nrows = len(rows), len(ptr) - 1
+    if not backend.is_gpu or m == 0 or (not with_replacement and k > FLOYD_MAX_K):
+        inside = (rows >= 0) & (rows < nrows)
+        r = xp.where(inside, rows, 0)
+        starts = _i64(ptr[r])
+        degs = xp.where(inside, _i64(ptr[r + 1]) - starts, 0)
+        if with_replacement:
+            counts = xp.where(degs > 0, k, 0).astype(np.int64)
+            take_all = xp.zeros(m, dtype=bool)
+        else:
+            counts = xp.minimum(degs, k)
+            take_all = degs <= k
+        offsets = xp.concatenate([xp.zeros(1, dtype=np.int64), xp.cumsum(counts)])
+        return select_uniform(starts, degs, counts, offsets, take_all, key,
+                              with_replacement=with_replacement)
+    ptr, rows = xp.ascontiguousarray(ptr), xp.ascontiguousarray(rows)
+    kkey = KernelKey("sampling", "rows", (), (ptr.dtype.name, rows.dtype.name))
+    replace = np.int32(bool(with_replacement))
+    c = xp.empty(m + 1, dtype=np.int64)
+    _rows_kernel(kkey, "row_counts")(
+        launch.grid(m), launch.BLOCK, (ptr, np.int64(nrows), rows, np.int64(m), np.int64(k),
+                                       replace, c))
+    off = xp.cumsum(c)                             # off[s] = where slot s's picks begin
+    total = int(backend.to_scalar(off[-1]))
+    out = xp.empty(total, dtype=np.int64)
+    slot_of = xp.empty(total, dtype=np.int64)
+    _rows_kernel(kkey, "pick_rows")(
+        launch.grid(m), launch.BLOCK, (ptr, rows, off, np.int64(m), replace, np.uint64(key),
+                                       out, slot_of))
+    return out, slot_of
+
+
+def _rows_kernel(kkey, name):
+    ptype, rtype = (_CTYPE[np.dtype(t)] for t in kkey.types)
+    return get_kernel(kkey, lambda: _SOURCE + _ROWS_SOURCE.replace("${P}", ptype).replace(
+        "${R}", rtype), name)
 
 
 def _floyd_np(slots, starts, degs, counts, offsets, key, out):
