@@ -39,8 +39,8 @@ once per iteration (its dozen operations cost more to issue from Python than to 
 
 Cached properties (``Matrix.memo``), on A: by (type, normalize), w⁻¹ (when normalizing)
 and the dangling flags (dangling(i) = (w(i) == 0), w = A +.first 1 the row sums), full
-dense vectors so no step compacts; by orientation, whether every vertex has an in-edge (one
-count). The engine keeps the rest with A: whether A equals Aᵀ (``Matrix.is_symmetric``), and
+dense vectors so no step compacts; by orientation, whether every vertex has an in-edge (an
+any.pair product, which stops at each row's first entry, and one count). The engine keeps the rest with A: whether A equals Aᵀ (``Matrix.is_symmetric``), and
 for an A that does not, its column form (the vxm's pull reads it). A first call on a fresh
 graph thus costs the symmetry check, one product and a few passes over n (plus the column
 form's sort on a directed graph); c, b and B are made each call, a few passes over n. New
@@ -149,22 +149,20 @@ def _solve(A, alpha, inverse, bookmark, guess, tol, max_iter, trace):
     g_abs = gg.apply(gg.Vector(guess.dtype, n), guess, semirings.unary.abs)
     if guess.nvals == 0 or gg.reduce_scalar(g_abs, semirings.monoid.max) == 0:
         raise InvalidValue("pagerank: the initial guess must not be the vector of 0s")
-    return _power_method(A, alpha, inverse, bookmark, guess.dup(), tol, max_iter, trace)
+    # x = guess, full and held dense (an absent entry is a 0 to every step): the steps'
+    # vectors then stay dense, and writing the product into them merges nothing
+    x = gg.Vector.from_dense(guess.to_dense(device=True))
+    return _power_method(A, alpha, inverse, bookmark, x, tol, max_iter, trace)
 
 
 def _out_weights(A, dt, normalize):
     """(w⁻¹, dangling): w⁻¹(i) = 1/w(i), 0 where row i of A sums to 0 (None without
-    ``normalize``), dangling(i) = 1 there, else 0; both full, so nothing is compacted. Also
-    keeps with A whether no row is empty (the product's count, read once)."""
+    ``normalize``), dangling(i) = 1 there, else 0; both full, so nothing is compacted."""
     n = A.nrows
-    # ones(:) = 1
-    ones = _full(dt, n, 1)
-    # w = A +.first ones   (w(i) = Σ_j A(i, j), the out-weight; no entry for an empty row)
-    w = gg.mxv(gg.Vector(dt, n), A, ones, semirings.plus_first)
-    full_rows = w.nvals == n
-    A.memo((IN_EDGES, "rows"), lambda: full_rows)
-    # w = 0 ∪second w   (full: 0 for an empty row)
-    w = _where_nonzero(w, 0.0, w)
+    # ones(:) = 1 ;  w(:) = 0
+    ones, w = _full(dt, n, 1), _full(dt, n, 0)
+    # w += A +.first ones   (w(i) = Σ_j A(i, j), the out-weight; 0 for an empty row)
+    gg.mxv(w, A, ones, semirings.plus_first, accum=semirings.binary.plus)
     _check_finite(w, "the weights (or a row's sum)")
     inverse = None
     if normalize:
@@ -178,7 +176,8 @@ def _out_weights(A, dt, normalize):
 
 def _in_edges(A, by_rows):
     """Whether no row (by_rows) or no column of A is empty: then Aᵀ t, read by the rows or
-    the columns of A, is full for a full t. One product and one count, kept with A."""
+    the columns of A, is full for a full t. One product that stops at each row's (column's)
+    first entry, and one count, kept with A."""
     def count():
         n = A.nrows
         ones, v = gg.Vector.from_dense(backend.xp.ones(n, dtype=bool)), gg.Vector(gg.INT64, n)
