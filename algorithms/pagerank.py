@@ -12,17 +12,23 @@ iteration is (pagerank.cu, solve_it):
     r   = ||pr - tmp||₂ ;  stop when r < tolerance, returning pr / ||pr||₁
     tmp = pr
 
-In GraphBLAS, with the fixed matrix G = alpha P and vector b = a/n, and the rank-one term's
-coefficient kept on the device as a 1-entry vector (GraphBLAS's GrB_Scalar):
+No P is built (LAGraph's LAGr_PageRank keeps only the out-degrees): with P = D⁻¹A, D the
+out-weights, alpha Pᵀ tmp = Aᵀ (c .* tmp) with c = alpha w⁻¹ (w⁻¹(i) = 1/w(i), 0 for a row
+summing to 0; c = alpha where A is taken as P itself). In GraphBLAS, with the fixed vector c,
+the bookmark's coefficients b = a/n as a one-row matrix B, and the rank-one term's
+coefficient kept on the device as a 1-entry vector d (GraphBLAS's GrB_Scalar):
 
-    pr = tmp +.* G        (vxm: alpha Pᵀ tmp)
-    d  = Σ b .* tmp       (ewise_mult, then reduce_scalar into d: d(0) = (a · tmp) / n)
+    d  = B +.* tmp        (mxv, one row: d(0) = (a · tmp) / n, one pass)
+    t  = tmp .* c         (ewise_mult)
+    pr = Aᵀ +.* t         (the product: mxv with A itself where A equals Aᵀ, else vxm over
+                           A's cached column form)
     pr = pr + d           (apply with d bound: the kernel reads d(0) where it lies)
 
-G also holds an explicit zero on its diagonal, so that pr(j) = 0 is stored, not absent, for
-a vertex nobody links to: every vector of the iteration is then full, which the engine knows
-without counting, and the products read no bitmaps. (Finding the empty columns instead would
-cost a transpose of P; the zeros cost n more entries.)
+Where some vertex has no in-edge, Aᵀ t has no entry there; the iteration keeps its vectors
+full (their count known without counting, so no step compacts and the products read no
+bitmaps) by setting pr(:) = d first and accumulating the product into it (mxv with accum
+plus: the write-back's one fused pass). The products read A's values only where A has
+some: a pattern graph (iso) streams its column indices alone.
 
 Norms stay on the device the same way: s = Σ pr .* pr (reduce_scalar into s),
 s = 1/sqrt(s), pr = pr .* s; the residual's terms (pr - tmp)² by one user-defined
@@ -31,16 +37,19 @@ each iteration instead of copying. Each step is a fixed sequence of operations o
 vectors, so it runs as a gg.Replay: on the GPU, recorded once as a CUDA graph and launched
 once per iteration (its dozen operations cost more to issue from Python than to run).
 
-Cached properties (``Matrix.memo``): on A, by (type, normalize), P and the dangling flags
-(dangling(i) = (w(i) == 0), w = P +.first 1 the row sums, held in full dense vectors so no
-step compacts); on P, by (type, alpha), G with the transpose its products read. A repeated
-call on the same graph builds neither; b (from the bookmark, which may be the call's own) is
-made each call, a few elementwise passes. New content of A (or P) drops what it kept.
+Cached properties (``Matrix.memo``), on A: by (type, normalize), w⁻¹ (when normalizing)
+and the dangling flags (dangling(i) = (w(i) == 0), w = A +.first 1 the row sums), full
+dense vectors so no step compacts; by orientation, whether every vertex has an in-edge (an
+any.pair product, which stops at each row's first entry, and one count). The engine keeps the rest with A: whether A equals Aᵀ (``Matrix.is_symmetric``), and
+for an A that does not, its column form (the vxm's pull reads it). A first call on a fresh
+graph thus costs the symmetry check, one product and a few passes over n (plus the column
+form's sort on a directed graph); c, b and B are made each call, a few passes over n. New
+content of A drops what it kept.
 
-Tiers: :func:`pagerank` (basic) builds P from an adjacency matrix (row-normalised by
-out-weight unless ``normalize=False``, which takes A as the transition matrix, as nvGRAPH
-does) and the bookmark (rows with no entries) when not given; :func:`pagerank_advanced`
-takes P, the bookmark and the guess as given.
+Tiers: :func:`pagerank` (basic) takes an adjacency matrix (P = D⁻¹A, applied through c,
+unless ``normalize=False``, which takes A as the transition matrix, as nvGRAPH does) and
+computes the bookmark (rows summing to 0) when not given; :func:`pagerank_advanced` takes
+P, the bookmark and the guess as given.
 
 Parameters (nvGRAPH's rules): alpha in (0, 1) exclusive, else InvalidValue; tolerance 0 means
 1e-6, otherwise it must lie in (0, 1); max_iter <= 0 means 500; the guess must not be all
@@ -74,7 +83,7 @@ from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue, NotConverged
 
 from ._common import (all_finite, as_vector, check_flag, check_number, check_square,
-                      check_trace, emit, float_type)
+                      check_trace, emit, float_type, index_type)
 
 __all__ = ["pagerank", "pagerank_advanced", "DEFAULT_TOLERANCE", "DEFAULT_MAX_ITER"]
 
@@ -82,8 +91,8 @@ DEFAULT_TOLERANCE = 1e-6   # nvGRAPH: tolerance 0.0 means this
 DEFAULT_MAX_ITER = 500     # nvGRAPH: max_iter <= 0 means this
 
 # memo keys (Matrix.memo): what a graph keeps from call to call
-TRANSITION = "algorithms.pagerank.transition"   # on A, with (type, normalize): (P, dangling)
-SCALED = "algorithms.pagerank.scaled"           # on P, with (type, alpha): G
+OUT_WEIGHTS = "algorithms.pagerank.out_weights"  # with (type, normalize): (w⁻¹, dangling)
+IN_EDGES = "algorithms.pagerank.in_edges"         # with "rows"/"cols": no row/column empty
 
 
 def pagerank(A, alpha=0.85, *, bookmark=None, guess=None, tolerance=DEFAULT_TOLERANCE,
@@ -100,7 +109,8 @@ def pagerank(A, alpha=0.85, *, bookmark=None, guess=None, tolerance=DEFAULT_TOLE
     _check_nonempty(n)
     normalize = check_flag(normalize, "pagerank: normalize")
     dt = float_type(A)
-    P, dangling = A.memo((TRANSITION, dt, normalize), lambda: _transition(A, dt, normalize))
+    inverse, dangling = A.memo((OUT_WEIGHTS, dt, normalize),
+                               lambda: _out_weights(A, dt, normalize))
     if bookmark is None:
         bm = dangling
     else:
@@ -111,8 +121,7 @@ def pagerank(A, alpha=0.85, *, bookmark=None, guess=None, tolerance=DEFAULT_TOLE
         gg.assign(g, 1.0 / n, gg.ALL)
     else:
         g = as_vector(guess, n, dt, "guess")
-    return pagerank_advanced(P, alpha, bm, g, tolerance=tolerance, max_iter=max_iter,
-                             trace=trace)
+    return _solve(A, alpha, inverse, bm, g, tolerance, max_iter, trace)
 
 
 def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=None):
@@ -125,6 +134,14 @@ def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=N
     for v, what in ((bookmark, "bookmark"), (guess, "guess")):
         if not isinstance(v, gg.Vector) or v.size != n:
             raise InvalidValue(f"pagerank_advanced: {what} must be a Vector of size {n}")
+    return _solve(P, alpha, None, bookmark, guess, tolerance, max_iter, trace)
+
+
+def _solve(A, alpha, inverse, bookmark, guess, tol, max_iter, trace):
+    """The power method on P = diag(inverse) A (P = A where inverse is None), after the
+    checks of the bookmark and the guess."""
+    n = A.nrows
+    for v, what in ((bookmark, "bookmark"), (guess, "guess")):
         if v.dtype not in (gg.FP32, gg.FP64):
             v = v.dup(gg.FP64)
         _check_finite(v, f"the {what}")
@@ -132,28 +149,46 @@ def pagerank_advanced(P, alpha, bookmark, guess, *, tolerance, max_iter, trace=N
     g_abs = gg.apply(gg.Vector(guess.dtype, n), guess, semirings.unary.abs)
     if guess.nvals == 0 or gg.reduce_scalar(g_abs, semirings.monoid.max) == 0:
         raise InvalidValue("pagerank: the initial guess must not be the vector of 0s")
-    return _power_method(P, alpha, bookmark, guess.dup(), tolerance, max_iter, trace)
+    # x = guess, full and held dense (an absent entry is a 0 to every step): the steps'
+    # vectors then stay dense, and writing the product into them merges nothing
+    x = gg.Vector.from_dense(guess.to_dense(device=True))
+    return _power_method(A, alpha, inverse, bookmark, x, tol, max_iter, trace)
 
 
-def _transition(A, dt, normalize):
-    """(P, dangling): P = D⁻¹A (A itself, typed dt, without ``normalize``), dangling(i) = 1
-    where row i of A sums to 0, else 0; both full where vectors, so nothing is compacted."""
+def _out_weights(A, dt, normalize):
+    """(w⁻¹, dangling): w⁻¹(i) = 1/w(i), 0 where row i of A sums to 0 (None without
+    ``normalize``), dangling(i) = 1 there, else 0; both full, so nothing is compacted."""
     n = A.nrows
-    P = A.dup(dt)
     # ones(:) = 1 ;  w(:) = 0
     ones, w = _full(dt, n, 1), _full(dt, n, 0)
-    # w += P +.first ones   (w(i) = Σ_j P(i, j), the out-weight; 0 for an empty row)
-    gg.mxv(w, P, ones, semirings.plus_first, accum=semirings.binary.plus)
+    # w += A +.first ones   (w(i) = Σ_j A(i, j), the out-weight; 0 for an empty row)
+    gg.mxv(w, A, ones, semirings.plus_first, accum=semirings.binary.plus)
     _check_finite(w, "the weights (or a row's sum)")
+    inverse = None
     if normalize:
         # w⁻¹ = 0 ∪second (1 ./ w)⟨w ≠ 0⟩   (a row summing to 0 keeps no factor)
-        inv = _where_nonzero(w, 0.0, gg.apply(gg.Vector(dt, n), w, semirings.unary.minv,
-                                              mask=w.V))
-        # P = diag(w⁻¹) +.* P
-        gg.mxm(P, _diag(inv), P, semirings.plus_times)
+        inverse = _where_nonzero(w, 0.0, gg.apply(gg.Vector(dt, n), w, semirings.unary.minv,
+                                                  mask=w.V))
     # dangling = (w == 0)   (rows summing to 0)
     dangling = gg.apply(gg.Vector(dt, n), w, semirings.binary.eq, right=0)
-    return P, dangling
+    return inverse, dangling
+
+
+def _in_edges(A, by_rows):
+    """Whether no row (by_rows) or no column of A is empty: then Aᵀ t, read by the rows or
+    the columns of A, is full for a full t. One product that stops at each row's (column's)
+    first entry, and one count, kept with A."""
+    def count():
+        n = A.nrows
+        ones, v = gg.Vector.from_dense(backend.xp.ones(n, dtype=bool)), gg.Vector(gg.INT64, n)
+        if by_rows:
+            # v = A any.pair ones
+            gg.mxv(v, A, ones, semirings.any_pair)
+        else:
+            # v = ones any.pair A
+            gg.vxm(v, ones, A, semirings.any_pair)
+        return v.nvals == n
+    return A.memo((IN_EDGES, "rows" if by_rows else "cols"), count)
 
 
 def _where_nonzero(u, default, t):
@@ -170,24 +205,42 @@ def _full(dt, n, value):
     return gg.Vector.from_dense(backend.xp.full(n, value, dtype=dt.np_type))
 
 
-def _power_method(P, alpha, bm, x, tol, max_iter, trace):
-    n, dt = P.nrows, float_type(P)
-    # G is P's, kept with it: a repeated call on the same graph does not transpose again
-    G = P.memo((SCALED, dt, alpha), lambda: _scaled(P, alpha, dt))
-    b = _rank_one(bm, alpha, dt)
-    y, work = gg.Vector(dt, n), gg.Vector(dt, n)
+def _power_method(A, alpha, inverse, bm, x, tol, max_iter, trace):
+    n, dt = A.nrows, float_type(A)
+    # Aᵀ t: A's own rows where A equals Aᵀ (no transpose), else A's columns (vxm's pull over
+    # the column form the engine keeps with A)
+    symmetric = A.is_symmetric()
+    full = _in_edges(A, symmetric)
+    c = _scale(inverse, alpha, dt, n)
+    B = _bookmark_row(_rank_one(bm, alpha, dt))
+    y, work, t = gg.Vector(dt, n), gg.Vector(dt, n), gg.Vector(dt, n)
     d, s = gg.Vector(dt, 1), gg.Vector(dt, 1)
     zero = dt.np_type.type(0)  # (a Python 0 would make the subtraction FP64)
     _normalize(x, 2, s, work)
 
+    def product(pr, u, accum=None):
+        if symmetric:
+            # pr = A +.* u
+            gg.mxv(pr, A, u, semirings.plus_times, accum=accum)
+        else:
+            # pr = u +.* A
+            gg.vxm(pr, u, A, semirings.plus_times, accum=accum)
+
     def power_step(tmp, pr, r2, box):
-        # pr = tmp +.* G          (alpha Pᵀ tmp)
-        gg.vxm(pr, tmp, G, semirings.plus_times)
-        # d = Σ b .* tmp          ((a · tmp) / n)
-        gg.ewise_mult(work, b, tmp, semirings.binary.times)
-        gg.reduce_scalar(work, semirings.monoid.plus, out=d)
-        # pr = pr + d             (alpha Pᵀ tmp + (a · tmp) e/n)
-        gg.apply(pr, pr, semirings.binary.plus, right=d)
+        # d = B +.* tmp           ((a · tmp) / n)
+        gg.mxv(d, B, tmp, semirings.plus_times)
+        # t = tmp .* c
+        gg.ewise_mult(t, tmp, c, semirings.binary.times)
+        if full:
+            # pr = Aᵀ +.* t       (alpha Pᵀ tmp; every vertex has an in-edge: full)
+            product(pr, t)
+            # pr = pr + d         (alpha Pᵀ tmp + (a · tmp) e/n)
+            gg.apply(pr, pr, semirings.binary.plus, right=d)
+        else:
+            # pr(:) = d           (tmp is full: it only places d)
+            gg.apply(pr, tmp, semirings.binary.second, right=d)
+            # pr += Aᵀ +.* t      (alpha Pᵀ tmp + (a · tmp) e/n, full)
+            product(pr, t, accum=semirings.binary.plus)
         _normalize(pr, 2, s, work)
         # work = (pr - tmp)²
         gg.ewise_union(work, pr, zero, tmp, zero, SQUARED_DIFFERENCE)
@@ -197,19 +250,18 @@ def _power_method(P, alpha, bm, x, tol, max_iter, trace):
 
     # tmp and pr trade places each iteration (no copy): on the GPU each direction is one
     # graph launch, posting its residual to its own mailbox. Both carry x and y (each
-    # step's pr is the next one's tmp, and the caller reads the last); G and b are only
+    # step's pr is the next one's tmp, and the caller reads the last); A, B and c are only
     # read; the others are written before they are read.
     r2 = (gg.Vector(dt, 1), gg.Vector(dt, 1))
     boxes = (gg.Mailbox(r2[0]), gg.Mailbox(r2[1]))
     steps = tuple(gg.Replay(lambda tmp=tmp, pr=pr, k=k: power_step(tmp, pr, r2[k], boxes[k]),
-                            carries=(x, y), reads=(G, b), scratch=(work, d, s, r2[k]))
+                            carries=(x, y), reads=(A, B, c), scratch=(work, t, d, s, r2[k]))
                   for k, (tmp, pr) in enumerate(((x, y), (y, x))))
     with gg.Replay.lock:  # the loop of recorded steps runs alone (threads: one loop at a time)
         try:
             return _power_loop(steps, boxes, x, y, s, work, tol, max_iter, trace)
         finally:
             steps = boxes = None  # their recordings and pools are freed before the lock is
-
 
 
 def _power_loop(steps, boxes, x, y, s, work, tol, max_iter, trace):
@@ -249,17 +301,22 @@ SQUARED_DIFFERENCE = semirings.binary_op(
     types=(gg.FP32, gg.FP64), register=False)
 
 
-def _scaled(P, alpha, dt):
-    """G = alpha P + diag(0) (see the module docstring)."""
-    n = P.nrows
-    G = gg.Matrix(dt, n, n)
-    # G = alpha .* P
-    gg.apply(G, P, semirings.binary.times, left=alpha)
-    z = gg.Vector(dt, n)
-    # z(:) = 0 ;  G = G + diag(z)   (explicit zeros: no column of G is empty)
-    gg.assign(z, 0.0, gg.ALL)
-    gg.ewise_add(G, G, _diag(z), semirings.binary.plus)
-    return G
+def _scale(inverse, alpha, dt, n):
+    """c = alpha w⁻¹ (full), or alpha everywhere where A is P itself."""
+    if inverse is None:
+        return _full(dt, n, alpha)
+    # c = alpha .* w⁻¹
+    return gg.apply(gg.Vector(dt, n), inverse, semirings.binary.times, left=alpha)
+
+
+def _bookmark_row(b):
+    """B: b as a one-row matrix, every entry stored: B +.* tmp is b · tmp in one pass (a
+    full matrix of one row takes the pull's few-rows kernel)."""
+    n = b.size
+    xp = backend.xp
+    itype = index_type(n).np_type
+    return gg.Matrix.from_csr(xp.asarray([0, n], dtype=itype), xp.arange(n, dtype=itype),
+                              b.to_dense(device=True), ncols=n, dtype=b.dtype, trusted=True)
 
 
 def _rank_one(bm, alpha, dt):
@@ -301,11 +358,6 @@ def _check_finite(v, what):
 def _check_nonempty(n):
     if n == 0:
         raise InvalidValue("pagerank: the graph has no vertex (no PageRank sums to 1)")
-
-
-def _diag(r):
-    """The diagonal matrix of a vector."""
-    return gg.Matrix.diag(r)
 
 
 def _check_parameters(alpha, tolerance, max_iter):

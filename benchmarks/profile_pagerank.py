@@ -1,7 +1,7 @@
 """PageRank's set-up by function counts: ``python -m benchmarks.profile_pagerank [--scale N]``.
 
-cProfile over ``algorithms.pagerank`` on a directed R-MAT graph (weighted, FP64): a first
-call on a fresh graph and a repeated call on the same graph, each after a warm-up call on
+cProfile over ``algorithms.pagerank`` on a directed R-MAT graph (weighted, FP64; with
+``--undirected``, GAP's kind: undirected, iso FP32, tolerance 1e-4): a first call on a fresh graph and a repeated call on the same graph, each after a warm-up call on
 another graph (kernels compiled, caches filled). Prints the calls of the functions that
 compact or synchronise (nonzero, boolean indexing's helpers, host reads) and the top
 functions by cumulative time. On the NumPy backend the counts are exact and the times
@@ -45,13 +45,20 @@ def main(argv=None):
     p.add_argument("--scale", type=int, default=14)
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--callers", action="store_true", help="who calls nonzero")
+    p.add_argument("--undirected", action="store_true",
+                   help="an undirected iso FP32 graph (GAP's kron), tolerance 1e-4")
     args = p.parse_args(argv)
-    graph = lambda seed: generate.rmat(args.scale, seed=seed, symmetric=False,
-                                      weighted=True, dtype=gg.FP64)
-    pagerank(graph(1))                        # warm-up: kernels, caches
+    if args.undirected:
+        graph = lambda seed: generate.rmat(args.scale, seed=seed, dtype=gg.FP32)
+        kwargs = {"tolerance": 1e-4}
+    else:
+        graph = lambda seed: generate.rmat(args.scale, seed=seed, symmetric=False,
+                                          weighted=True, dtype=gg.FP64)
+        kwargs = {}
+    pagerank(graph(1), **kwargs)              # warm-up: kernels, caches
     A = graph(2)
     for label in ("first call (fresh graph)", "repeated call (same graph)"):
-        stats = _profile(lambda: pagerank(A))
+        stats = _profile(lambda: pagerank(A, **kwargs))
         print(f"== {label}: {stats.total_calls} function calls, {stats.total_tt * 1e3:.1f} ms")
         for key, n in sorted(_watched(stats).items()):
             print(f"   {n:5d}  {key}")

@@ -527,10 +527,13 @@ class Matrix(MaskableMixin, MatrixMethods):
         compares them. A square matrix only (DimensionMismatch otherwise). Computed on the
         device once, without a sort (a binary search per entry for its mirror), and kept
         with the matrix (memo key ("grblas_gpu.Matrix.is_symmetric", structure)), so it is
-        dropped when the matrix changes."""
+        dropped when the matrix changes. An iso matrix's values mirror wherever its pattern
+        does: both questions share the pattern's entry."""
         structure = as_flag(structure, "is_symmetric: structure")
         if self._nrows != self._ncols:
             raise DimensionMismatch(f"is_symmetric needs a square matrix, got {self.shape}")
+        if self._values is None:
+            structure = True
         return self.memo(("grblas_gpu.Matrix.is_symmetric", structure),
                          lambda: self._symmetric(structure))
 

@@ -177,7 +177,7 @@ def test_empty_graph_and_wrong_types_raise():
 
 # ---------------------------------------------------------------- the set-up kept with A
 pagerank_module = importlib.import_module("algorithms.pagerank")  # (the name is the function)
-TRANSITION, SCALED = pagerank_module.TRANSITION, pagerank_module.SCALED
+OUT_WEIGHTS, IN_EDGES = pagerank_module.OUT_WEIGHTS, pagerank_module.IN_EDGES
 
 
 class _Absent(Exception):
@@ -198,12 +198,11 @@ def test_repeated_call_reuses_the_setup_and_matches_the_first():
     A = generate.rmat(9, seed=7, symmetric=False, weighted=True, dtype=gg.FP64)
     first_trace = []
     pr1 = host(pagerank(A, trace=first_trace.append))
-    P, dangling = kept(A, (TRANSITION, gg.FP64, True))
-    G = kept(P, (SCALED, gg.FP64, 0.85))
-    assert G is not None and G.has_csc   # the transpose the products read is kept too
+    inverse, dangling = kept(A, (OUT_WEIGHTS, gg.FP64, True))
+    assert A.has_csc and kept(A, (IN_EDGES, "cols")) is not None   # directed: Aᵀ by columns
     repeat_trace = []
     pr2 = host(pagerank(A, trace=repeat_trace.append))
-    assert kept(A, (TRANSITION, gg.FP64, True))[0] is P and kept(P, (SCALED, gg.FP64, 0.85)) is G
+    assert kept(A, (OUT_WEIGHTS, gg.FP64, True)) == (inverse, dangling)
     assert np.array_equal(pr1, pr2) and first_trace == repeat_trace
     np.testing.assert_allclose(pr1, nvgraph_reference(A, 0.85), rtol=1e-9, atol=1e-15)
 
@@ -211,10 +210,10 @@ def test_repeated_call_reuses_the_setup_and_matches_the_first():
 def test_new_content_drops_the_setup():
     A = generate.rmat(8, seed=3, symmetric=False, weighted=True, dtype=gg.FP64)
     pagerank(A)
-    assert kept(A, (TRANSITION, gg.FP64, True)) is not None
+    assert kept(A, (OUT_WEIGHTS, gg.FP64, True)) is not None
     # A = 2 .* A   (new content: the memo goes with the old one)
     gg.apply(A, A, "times", left=2.0)
-    assert kept(A, (TRANSITION, gg.FP64, True)) is None
+    assert kept(A, (OUT_WEIGHTS, gg.FP64, True)) is None
     rows, cols, vals = A.to_coo()
     A2 = gg.Matrix.from_coo(rows, cols, vals ** 2, nrows=A.nrows, ncols=A.ncols)
     pagerank(A)
@@ -229,15 +228,15 @@ def test_alpha_type_normalize_and_bookmark_do_not_share_an_entry():
     for alpha in (0.5, 0.85):
         # a fresh copy computes what the cached one computes, alpha by alpha
         np.testing.assert_array_equal(host(pagerank(A, alpha)), host(pagerank(A.dup(), alpha)))
-    P, _ = kept(A, (TRANSITION, gg.FP64, True))
-    assert kept(P, (SCALED, gg.FP64, 0.5)) is not kept(P, (SCALED, gg.FP64, 0.85))
+    inverse, _ = kept(A, (OUT_WEIGHTS, gg.FP64, True))
+    assert inverse is not None
     unnormalized = host(pagerank(A, normalize=False, max_iter=30, tolerance=0.5))
-    assert kept(A, (TRANSITION, gg.FP64, False))[0] is not P
+    assert kept(A, (OUT_WEIGHTS, gg.FP64, False))[0] is None   # A is P: no factor kept
     np.testing.assert_array_equal(
         unnormalized, host(pagerank(A.dup(), normalize=False, max_iter=30, tolerance=0.5)))
     in_fp32 = host(pagerank(A.dup(gg.FP32)))
-    assert in_fp32.dtype == np.float32 and kept(A, (TRANSITION, gg.FP32, True)) is None
-    # a bookmark given is the call's own: the cached G serves, b is made from it each call
+    assert in_fp32.dtype == np.float32 and kept(A, (OUT_WEIGHTS, gg.FP32, True)) is None
+    # a bookmark given is the call's own: the cached set-up serves, b is made from it each call
     bm = np.zeros(A.nrows)
     bm[::5] = 0.25
     given = host(pagerank(A, bookmark=bm))
@@ -246,16 +245,18 @@ def test_alpha_type_normalize_and_bookmark_do_not_share_an_entry():
     np.testing.assert_array_equal(host(pagerank(A)), host(pagerank(A.dup())))
 
 
-def test_advanced_tier_keeps_g_with_p():
+def test_advanced_tier_takes_p_as_given():
     A = generate.rmat(8, seed=6, symmetric=False, weighted=True, dtype=gg.FP64)
-    assert kept(A, (TRANSITION, gg.FP64, True)) is None
-    pagerank(A)
-    P, dangling = kept(A, (TRANSITION, gg.FP64, True))
+    rows, cols, vals = A.to_coo()
+    out = np.bincount(rows, weights=vals, minlength=A.nrows)
+    P = gg.Matrix.from_coo(rows, cols, vals / out[rows], nrows=A.nrows, ncols=A.ncols)
+    dangling = gg.Vector.from_dense((out == 0).astype(np.float64))
     guess = gg.Vector.from_dense(np.full(A.nrows, 1.0 / A.nrows))
     pr = host(pagerank_module.pagerank_advanced(P, 0.85, dangling, guess, tolerance=1e-6,
                                                 max_iter=100))
-    np.testing.assert_array_equal(pr, host(pagerank(A)))
-    assert kept(P, (SCALED, gg.FP64, 0.85)) is not None
+    np.testing.assert_allclose(pr, host(pagerank(A)), rtol=1e-9)
+    assert kept(P, (OUT_WEIGHTS, gg.FP64, True)) is None
+    assert kept(P, (IN_EDGES, "cols")) is not None      # (its one count, kept with P)
 
 
 def test_a_failed_setup_is_not_kept():
@@ -263,4 +264,81 @@ def test_a_failed_setup_is_not_kept():
     for _ in range(2):   # the same error every call: nothing half-made was kept
         with pytest.raises(gg.InvalidValue, match="must be finite"):
             pagerank(A)
-    assert kept(A, (TRANSITION, gg.FP64, True)) is None
+    assert kept(A, (OUT_WEIGHTS, gg.FP64, True)) is None
+
+
+def _undirected_pattern(scale, seed, isolated):
+    """An undirected iso FP32 graph (GAP's kind): R-MAT, whose isolated vertices have no
+    in-edge, or with a cycle through every vertex added, so that each has one."""
+    A = generate.rmat(scale, seed=seed, weighted=False, dtype=gg.FP32)
+    if isolated:
+        return A
+    rows, cols, _ = A.to_coo()
+    n = A.nrows
+    ring = np.arange(n)
+    r = np.r_[rows, ring, (ring + 1) % n]
+    c = np.r_[cols, (ring + 1) % n, ring]
+    return gg.Matrix.from_coo(r, c, 1.0, nrows=n, ncols=n, dtype=gg.FP32, dup_op="any")
+
+
+@pytest.mark.parametrize("isolated", [True, False])
+def test_fresh_symmetric_graph_builds_no_matrix_and_no_transpose(monkeypatch, isolated):
+    """On an undirected graph the first call reads A itself (no P, no G, no transpose, no
+    column form): the only matrix it makes is the bookmark's one row. Fresh and repeated
+    calls agree."""
+    A = _undirected_pattern(9, 11, isolated)
+    assert A.is_symmetric(structure=True)
+    A = A.dup()                                  # a fresh copy: nothing kept with it
+    made, transposed = [], []
+    real_set, real_csc = gg.Matrix._set, gg.Matrix._csc
+
+    def spy_set(self, nrows, ncols, dtype, indptr, indices, values, iso):
+        if len(indices):
+            made.append((nrows, ncols, len(indices)))
+        return real_set(self, nrows, ncols, dtype, indptr, indices, values, iso)
+
+    def spy_csc(self):
+        transposed.append(self.shape)
+        return real_csc(self)
+
+    monkeypatch.setattr(gg.Matrix, "_set", spy_set)
+    monkeypatch.setattr(gg.Matrix, "_csc", spy_csc)
+    monkeypatch.setattr(gg, "transpose", lambda *a, **k: transposed.append("transpose"))
+    monkeypatch.setattr(gg, "mxm", lambda *a, **k: made.append("mxm"))
+    first = host(pagerank(A, 0.85, tolerance=1e-4))
+    assert transposed == [] and not A.has_csc
+    assert made and all(m == (1, A.nrows, A.nrows) for m in made), made  # B, one row
+    assert kept(A, (IN_EDGES, "rows")) is (not isolated)
+    repeated = host(pagerank(A, 0.85, tolerance=1e-4))
+    np.testing.assert_array_equal(first, repeated)
+    np.testing.assert_allclose(first, nvgraph_reference(A, 0.85, tol=1e-4), rtol=1e-4,
+                               atol=1e-9)
+
+
+def _asymmetric_values(A):
+    """A's pattern (symmetric) with A(i, j) = 1 + i: the values do not mirror."""
+    rows, cols, _ = A.to_coo()
+    return gg.Matrix.from_coo(rows, cols, 1.0 + rows, nrows=A.nrows, ncols=A.ncols)
+
+
+@pytest.mark.parametrize("kind", ["pattern", "weighted", "asymmetric values", "directed"])
+@pytest.mark.parametrize("isolated", [True, False])
+def test_each_orientation_and_coverage_matches_the_reference(kind, isolated):
+    """The product reads A's rows only where A equals Aᵀ (values included), else A's
+    columns; with or without vertices lacking an in-edge, the ranks are nvGRAPH's."""
+    A = _undirected_pattern(8, 5, isolated).dup(gg.FP64)
+    if kind == "weighted":
+        rows, cols, _ = A.to_coo()
+        A = gg.Matrix.from_coo(rows, cols, 1.0 + (rows + cols) % 7, nrows=A.nrows,
+                               ncols=A.ncols)
+    elif kind == "asymmetric values":
+        A = _asymmetric_values(A)
+    elif kind == "directed":
+        rows, cols, vals = A.to_coo()
+        keep = rows < cols + (0 if isolated else A.nrows // 3)
+        A = gg.Matrix.from_coo(rows[keep], cols[keep], vals[keep], nrows=A.nrows,
+                               ncols=A.ncols)
+    pr = host(pagerank(A))
+    np.testing.assert_allclose(pr, nvgraph_reference(A, 0.85), rtol=1e-9, atol=1e-15)
+    assert A.has_csc is (kind in ("asymmetric values", "directed"))
+    np.testing.assert_array_equal(pr, host(pagerank(A.dup())))

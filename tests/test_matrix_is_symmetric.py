@@ -110,6 +110,21 @@ def test_kept_with_the_matrix_and_dropped_when_it_changes(monkeypatch):
     assert made == [True, False, True, True, False, False, True]
 
 
+def test_an_iso_matrix_answers_both_questions_from_one_check(monkeypatch):
+    """Iso values mirror wherever the pattern does: one check serves structure=True and
+    False (PageRank asks the second after BFS asked the first)."""
+    made = []
+    real = gg.Matrix._symmetric
+    monkeypatch.setattr(gg.Matrix, "_symmetric",
+                        lambda self, structure: made.append(structure) or real(self, structure))
+    A = gg.Matrix.from_coo([0, 1, 2], [1, 0, 2], 1.0, nrows=3, ncols=3)
+    assert A.is_symmetric(structure=True) and A.is_symmetric()
+    B = gg.Matrix.from_coo([0, 1], [1, 1], 1.0, nrows=3, ncols=3)
+    assert not B.is_symmetric() and not B.is_symmetric(structure=True)
+    assert made == [True, True]
+    assert (KEY, False) not in A._cache
+
+
 def test_a_matrix_with_its_csc_form_and_wide_index_types():
     M = sp.random(40, 40, density=0.2, format="csr", random_state=3)
     M = sp.csr_matrix(M + M.T)

@@ -284,9 +284,21 @@ def test_nothing_declared_runs_fn_each_call_or_replays_it():
         assert calls == [1] * 4 and step.why_not_recorded == "NumPy backend"
 
 
-def test_pagerank_steps_copy_nothing(monkeypatch):
+def _undirected_with_isolated(seed, n=400):
+    """A symmetric pattern in which some vertices have no edge (PageRank's fill path)."""
+    rng = np.random.default_rng(seed)
+    rows, cols = rng.integers(0, n // 2, 4 * n), rng.integers(0, n // 2, 4 * n)
+    return gg.Matrix.from_coo(np.r_[rows, cols], np.r_[cols, rows], 1.0, nrows=n, ncols=n,
+                              dup_op="any")
+
+
+@pytest.mark.parametrize("undirected", [False, True])
+def test_pagerank_steps_copy_nothing(monkeypatch, undirected):
     """PageRank's two recorded power steps carry x and y in their fixed storage: no copy at
-    the end of a recording and none before a replay (the operations write in place)."""
+    the end of a recording and none before a replay (the operations write in place), on a
+    directed graph whose every vertex has an in-edge (the product read by A's columns,
+    written as it is) and an undirected one with isolated vertices (A's rows, the product
+    accumulated into pr)."""
     from algorithms.pagerank import pagerank
 
     made = []
@@ -297,7 +309,7 @@ def test_pagerank_steps_copy_nothing(monkeypatch):
             made.append(self)
 
     monkeypatch.setattr(gg, "Replay", Spy)
-    A = _graph(21, n=400)
+    A = _undirected_with_isolated(21) if undirected else _graph(21, n=400)
     result = pagerank(A, tolerance=1e-9, max_iter=200)
     np.testing.assert_allclose(float(backend.to_host(result).sum()), 1.0, rtol=1e-9)
     assert len(made) == 2 and all(step.calls > 2 for step in made)
