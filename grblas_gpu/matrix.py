@@ -562,23 +562,18 @@ class Matrix(MaskableMixin, MatrixMethods):
         return self
 
     def _symmetric(self, structure):
-        m, n = len(self._indices), self._ncols
+        m = len(self._indices)
         if m == 0:
             return True
         rows = self._cache.get("rows")
         if rows is None:  # not cached: the check is once, the row ids are 4-8 bytes an edge
             rows = backend.row_ids(self._indptr, m, self._indices.dtype)
-        rows, cols = rows.astype(np.int64), self._indices.astype(np.int64)
-        # key(p) = i·n + j ascends in CSR order (n < 2**31: no overflow), so A(j, i) exists
-        # iff j·n + i is a key, found at its CSR position pos(p)
-        key = rows * n + cols
-        mirror = cols * n + rows
-        del rows, cols
-        pos = xp.searchsorted(key, mirror)
-        xp.minimum(pos, m - 1, out=pos)
-        if not bool(backend.to_scalar((key[pos] == mirror).all())):
+        values = not (structure or self._values is None)
+        every, pos = backend.mirror_positions(self._indptr, self._indices, rows,
+                                              positions=values)
+        if not every:
             return False
-        if structure or self._values is None:
+        if not values:
             return True
         return _values_equal(self._values, self._values[pos], None)
 

@@ -138,3 +138,24 @@ def test_a_matrix_with_its_csc_form_and_wide_index_types():
     B[0, big - 1] = 1
     B[7, 5] = 1
     assert B.is_symmetric(structure=True)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("ptr_t, idx_t", [(np.int32, np.int32), (np.int64, np.int32),
+                                          (np.int64, np.int64), (np.int32, np.int64)])
+def test_mirror_positions_every_index_type(seed, ptr_t, idx_t):
+    from grblas_gpu import backend
+    M = random_case(seed)
+    M.sort_indices()
+    n = M.shape[0]
+    rows = np.repeat(np.arange(n), np.diff(M.indptr))
+    where = {(int(i), int(j)): p for p, (i, j) in enumerate(zip(rows, M.indices))}
+    want = np.array([where.get((int(j), int(i)), -1) for i, j in zip(rows, M.indices)],
+                    dtype=np.int64)
+    dev = backend.to_device(M.indptr.astype(ptr_t), M.indices.astype(idx_t),
+                            rows.astype(idx_t))
+    every, pos = backend.mirror_positions(*dev)
+    assert every == bool((want >= 0).all())
+    np.testing.assert_array_equal(backend.to_host(pos), want)
+    every_only, none = backend.mirror_positions(*dev, positions=False)
+    assert every_only == every and none is None
