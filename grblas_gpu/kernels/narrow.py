@@ -48,7 +48,7 @@ from .segment import segment_reduce
 
 xp = backend.xp
 
-__all__ = ["narrow", "MAX_COLS", "UNROLL"]
+__all__ = ["narrow", "source", "MAX_COLS", "UNROLL"]
 
 # a row's allowed and present columns are one 32-bit word, and its k accumulators fit one
 # lane's registers: 32 of them for 8-byte types is already a quarter of a lane's budget
@@ -324,25 +324,30 @@ def _stop(mon):
     return ("value", mon.terminal) if mon.terminal is not None else (None, None)
 
 
-def _kernels(a, b, k, mult, mon, mode, im, ir):
-    x, z = mult.type, mon.type
+def source(*, ia, ib, im, ir, k, mult, mon, mode):
+    """The CUDA source of the narrow kernels for one specialisation: index dtypes of A, B,
+    the mask entries' pointers and columns (im) and rows (ir); k columns; mode 0 (no mask),
+    1 (allowed mask entries) or 2 (complemented)."""
     read_a, read_b = _reads(mult)
     stop, _ = _stop(mon)
+    pre = header(ia=ia, ib=ib, x=mult.type, z=mon.type, mult_c=mult.c(), add_c=mon.c(),
+                 any_monoid=stop == "any", plus=mon.op.name == "plus")
+    return pre + Template(_SOURCE).substitute(
+        IM=c_index_type(im), IR=c_index_type(ir), K=k,
+        FULLK="0xffffffffu" if k == 32 else f"{(1 << k) - 1}u",
+        READ_A=int(read_a), READ_B=int(read_b),
+        STOP={None: 0, "value": 1, "any": 2}[stop], MODE=mode, UNROLL=UNROLL)
+
+
+def _kernels(a, b, k, mult, mon, mode, im, ir):
+    read_a, read_b = _reads(mult)
     ia, ib, im, ir = (np.dtype(t) for t in (a.ptr.dtype, b.ptr.dtype, im, ir))
-    key = KernelKey("narrow", "rows", (mult.name, mon.name), (x.name, z.name),
+    key = KernelKey("narrow", "rows", (mult.name, mon.name), (mult.type.name, mon.type.name),
                     (ia.name, ib.name, im.name, ir.name, ("k", k), ("mode", mode),
-                     ("stop", str(stop)), ("read", int(read_a), int(read_b))))
-
-    def build():
-        pre = header(ia=ia, ib=ib, x=x, z=z, mult_c=mult.c(), add_c=mon.c(),
-                     any_monoid=stop == "any", plus=mon.op.name == "plus")
-        return pre + Template(_SOURCE).substitute(
-            IM=c_index_type(im), IR=c_index_type(ir), K=k,
-            FULLK="0xffffffffu" if k == 32 else f"{(1 << k) - 1}u",
-            READ_A=int(read_a), READ_B=int(read_b),
-            STOP={None: 0, "value": 1, "any": 2}[stop], MODE=mode, UNROLL=UNROLL)
-
-    return get_functions(key, build, ("narrow_scatter", "narrow_rows"))
+                     ("stop", str(_stop(mon)[0])), ("read", int(read_a), int(read_b))))
+    return get_functions(key, lambda: source(ia=ia, ib=ib, im=im, ir=ir, k=k, mult=mult,
+                                             mon=mon, mode=mode),
+                         ("narrow_scatter", "narrow_rows"))
 
 
 def _narrow_cuda(a, b, k, mult, mon, entries, complement):
