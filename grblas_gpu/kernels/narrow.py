@@ -12,8 +12,9 @@ mask restricts the work itself (T holds entries only where it allows):
 * allowed (a mask that is not complemented): only the rows of the mask's allowed entries
   (mi, mj, mptr: row-major, row i's in [mptr[i], mptr[i+1])), only their columns. A
   backward step of betweenness then costs the level's rows only.
-* complemented: every row, less the columns the mask's entries hold; a row whose k columns
-  are all masked is skipped outright (a BFS's late levels, as in a pull BFS).
+* complemented: every row, less the columns the mask's entries hold (mi may be None: rows
+  are read from mptr); a row whose k columns are all masked is skipped outright (a BFS's
+  late levels, as in a pull BFS).
 
 ``narrow(a, b, k, mult, mon, entries=None, complement=False)`` -> (indptr, indices, values)
 of T, CSR, rows of a.n, columns sorted, at most k entries a row.
@@ -89,7 +90,9 @@ def _narrow_numpy(a, b, k, mult, mon, entries, complement):
     if entries is None:
         allow, rows = None, np.arange(n)
     else:
-        mi, mj, _ = entries
+        mi, mj, mptr = entries
+        if mi is None:
+            mi = np.repeat(np.arange(n), np.diff(mptr))
         allow = np.zeros((n, k), dtype=bool)
         allow[mi.astype(np.int64), mj.astype(np.int64)] = True
         if complement:
@@ -361,7 +364,9 @@ def _narrow_cuda(a, b, k, mult, mon, entries, complement):
         if np.dtype(mj.dtype) != np.dtype(mptr.dtype) or np.dtype(mptr.dtype).name not in (
                 "int32", "int64"):
             mj, mptr = mj.astype(np.int64), mptr.astype(np.int64)
-        if np.dtype(mi.dtype).name not in ("int32", "int64"):
+        if mi is None:   # (mode 2 reads no rows)
+            mi = mptr[:1]
+        elif np.dtype(mi.dtype).name not in ("int32", "int64"):
             mi = mi.astype(np.int64)
     kern = _kernels(a, b, k, mult, mon, mode, mptr.dtype, mi.dtype)
     read_b = _reads(mult)[1]

@@ -166,7 +166,7 @@ def _product(A, ta, B, tb, typed, mask, desc, method, shape):
         if b is None:
             b = _operand(B, tb, desc.structure_second, x)
         if excluded is not None:   # the entries a complemented mask holds are the excluded
-            entries = _mask_entries(excluded)
+            entries = (None, *_mask_columns(excluded))
         indptr, idx, vals = narrow.narrow(a, b, shape[1], mult, mon, entries,
                                           complement=excluded is not None)
         itype = index_dtype(shape[0], shape[1], len(idx))
@@ -277,6 +277,18 @@ def _mask_entries(mask):
         return rows[:0], cols[:0], xp.zeros_like(ptr)
     ptr, (rows, cols) = compact(ptr, M._values != 0, [rows, cols])
     return rows, cols, ptr
+
+
+def _mask_columns(mask):
+    """(cols, ptr) of the entries a mask's parent holds as true (its structure, or its
+    nonzero values), row i's in [ptr[i], ptr[i+1]); the complement flag is not read."""
+    M = mask.parent
+    if mask.structure or (M._values is None and bool(M._iso)):
+        return M._indices, M._indptr
+    if M._values is None:
+        return M._indices[:0], xp.zeros_like(M._indptr)
+    ptr, (cols,) = compact(M._indptr, M._values != 0, [M._indices])
+    return cols, ptr
 
 
 def _from_entries(shape, dtype, rows, cols, vals):
