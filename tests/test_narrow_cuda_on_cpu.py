@@ -16,13 +16,15 @@ from grblas_gpu.kernels.narrow import _narrow_numpy
 from grblas_gpu.kernels.operands import Compressed
 
 HERE = __import__("pathlib").Path(__file__).parent / "cuda_on_cpu"
-# (semiring, type, k, index type, mode): the three modes on betweenness's semiring, and each
-# kind of stop rule, multiply (positional included), k up to 32 and index width elsewhere
-CASES = [("plus_second", "FP64", 4, np.int64, 0), ("plus_second", "FP64", 4, np.int64, 1),
-         ("plus_second", "FP64", 4, np.int64, 2), ("min_plus", "INT64", 3, np.int32, 2),
-         ("any_pair", "BOOL", 5, np.int64, 1), ("any_pair", "BOOL", 5, np.int64, 2),
-         ("lor_land", "BOOL", 9, np.int32, 0), ("min_secondj", "INT64", 2, np.int64, 1),
-         ("plus_times", "FP32", 1, np.int32, 2), ("max_times", "INT32", 32, np.int64, 2)]
+# (semiring, type, k, index type, mode, long_row): the three modes on betweenness's
+# semiring, and each kind of stop rule, multiply (positional included), k up to 32 and index
+# width elsewhere; long_row 64 sends the hub rows (1100 and 550 entries) to narrow_long
+CASES = [("plus_second", "FP64", 4, np.int64, 0, 64), ("plus_second", "FP64", 4, np.int64, 1, 64),
+         ("plus_second", "FP64", 4, np.int64, 2, 64), ("plus_second", "FP64", 4, np.int64, 2, 2048),
+         ("min_plus", "INT64", 3, np.int32, 2, 64), ("any_pair", "BOOL", 5, np.int64, 1, 64),
+         ("any_pair", "BOOL", 5, np.int64, 2, 2048), ("lor_land", "BOOL", 9, np.int32, 0, 64),
+         ("min_secondj", "INT64", 2, np.int64, 1, 64), ("plus_times", "FP32", 1, np.int32, 2, 64),
+         ("max_times", "INT32", 32, np.int64, 2, 64)]
 
 
 @pytest.fixture(scope="module")
@@ -58,13 +60,13 @@ def _graph(rng, n, nb, itype, t):
     return ptr.astype(itype), cols.astype(itype), vals, rows
 
 
-@pytest.mark.parametrize("name, t, k, itype, mode", CASES)
-def test_kernels_match_numpy(work, name, t, k, itype, mode):
+@pytest.mark.parametrize("name, t, k, itype, mode, long_row", CASES)
+def test_kernels_match_numpy(work, name, t, k, itype, mode, long_row):
     rng = np.random.default_rng(abs(hash((name, k, mode))) % 2**32)
     typed = gg.operators.semiring(name, gg.lookup_dtype(t), gg.lookup_dtype(t))
     mult, mon = typed.multiply, typed.monoid
     x, z = mult.type, mon.type
-    n, nb = 300, 300
+    n, nb = 300, 1100   # (the hub spans all 8 warps of a narrow_long block)
     ap, aj, av, _ = _graph(rng, n, nb, itype, t)
     bdeg = rng.integers(0, k + 1, nb)
     bcols = np.concatenate([np.sort(rng.choice(k, d, replace=False)) for d in bdeg])
@@ -81,8 +83,8 @@ def test_kernels_match_numpy(work, name, t, k, itype, mode):
     entries = None if mode == 0 else (mi, mj, mptr)
     want = _narrow_numpy(a, b, k, mult, mon, entries, mode == 2)
     src = narrow.source(ia=itype, ib=itype, im=itype, ir=itype, k=k, mult=mult, mon=mon,
-                        mode=mode)
-    exe = _build(work, src, f"n_{name}_{t}_{k}_{mode}")
+                        mode=mode, long_row=long_row)
+    exe = _build(work, src, f"n_{name}_{t}_{k}_{mode}_{long_row}")
     stop, term = narrow._stop(mon)
     nm = len(mi) if mode else 0
     with open(work / "in.bin", "wb") as f:

@@ -29,10 +29,12 @@ of that row, then its length), and a ballot hands the rows with work to the whol
 turn: lanes over the row's entries (UNROLL loads in flight each), k accumulators per lane in
 registers, a presence bit per column; where the monoid has a terminal value the warp votes
 after each pass and drops the columns that reached it (ANY: at the first entry), leaving the
-row once none is left; then a warp reduction per column. The output is a bit word and k
-values per row (``narrow_counts``, a scan, ``narrow_fill`` make the CSR), or with an allowed
-mask a present flag and a value per mask entry, compacted along the mask's rows
-(kernels.compact). One warp a row: a hub row (R-MAT: 10^5 entries) runs on one warp.
+row once none is left; then a warp reduction per column. Rows longer than LONG_ROW are
+listed instead and folded by ``narrow_long``, a block of 8 warps a row, the warps' folds
+combined through shared memory (R-MAT hubs of 10^5 entries would otherwise hold one warp
+for the whole launch). The output is a bit word and k values per row (``narrow_counts``, a
+scan, ``narrow_fill`` make the CSR; one read of the total), or with an allowed mask a
+present flag and a value per mask entry, compacted along the mask's rows (kernels.compact).
 """
 from string import Template
 
@@ -55,6 +57,10 @@ __all__ = ["narrow", "source", "MAX_COLS", "UNROLL"]
 # lane's registers: 32 of them for 8-byte types is already a quarter of a lane's budget
 MAX_COLS = 32
 UNROLL = 4   # CuPy: entries each lane loads before it uses any
+# CuPy: a row longer than this is folded by a block of 8 warps (narrow_long) instead of one
+# warp: past 16 passes of a warp, an R-MAT hub (10^5 entries) would hold its warp ~800
+# passes while the rest of the grid has finished
+LONG_ROW = 2048
 
 
 def narrow(a, b, k, mult, mon, entries=None, complement=False):
@@ -140,6 +146,7 @@ typedef ${IR} IR;     // the mask entries' rows
 #define MODE ${MODE}      // 0 every row; 1 the rows of an allowed mask's entries; 2 every row
                           // less a complemented mask's entries
 #define UNROLL ${UNROLL}
+#define LONG_ROW ${LONG_ROW}LL  // longer rows: a block each (narrow_long)
 
 // B (K columns) dense: bits[r] has bit c where B(r,c) is present, dense[r*K + c] its value
 extern "C" __global__ void narrow_scatter(const IB* __restrict__ Bp, const IB* __restrict__ Bj,
@@ -175,13 +182,105 @@ __device__ __forceinline__ bool at_term(Z acc, Z term) {
 #endif
 }
 
-extern "C" __global__ void __launch_bounds__(256) narrow_rows(
-        const IA* __restrict__ Ap, const IA* __restrict__ Aj, const X* __restrict__ Ax,
-        long long am, const unsigned* __restrict__ bbits, const X* __restrict__ bdense,
-        const IR* __restrict__ mi, const IM* __restrict__ mj, const IM* __restrict__ mptr,
-        long long nwork, Z term,
-        unsigned* __restrict__ tbits, Z* __restrict__ tdense,           // MODE 0 and 2
-        unsigned char* __restrict__ present, Z* __restrict__ tvals) {   // MODE 1
+// fold the row's entries p0, p0 + step, ... (each lane 32 * UNROLL of them a pass, every
+// lane of the warp the same passes) into acc / has; al: the columns still open
+__device__ __forceinline__ void fold_entries(
+        const IA* __restrict__ Aj, const X* __restrict__ Ax, long long am,
+        const unsigned* __restrict__ bbits, const X* __restrict__ bdense, long long r,
+        long long start, long long e, long long step, unsigned al, Z term, int lane,
+        Z (&acc)[K], unsigned& has) {
+    for (long long p0 = start; p0 < e; p0 += step) {
+        long long jj[UNROLL];
+        unsigned w[UNROLL];
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+            const long long p = p0 + 32 * u + lane;
+            jj[u] = p < e ? (long long)Aj[p] : 0;
+        }
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u)
+            w[u] = (p0 + 32 * u + lane < e) ? (bbits[jj[u]] & al) : 0u;
+#pragma unroll
+        for (int u = 0; u < UNROLL; ++u) {
+            if (!w[u]) continue;
+#if READ_A
+            const X xa = value_at(Ax, p0 + 32 * u + lane, am);
+#else
+            const X xa = (X)0;
+#endif
+#pragma unroll
+            for (int c = 0; c < K; ++c) {
+                if (!((w[u] >> c) & 1u)) continue;
+#if READ_B
+                const X yb = bdense[jj[u] * K + c];
+#else
+                const X yb = (X)0;
+#endif
+                const Z v = mult_op(xa, yb, r, jj[u], (long long)c);
+                acc[c] = ((has >> c) & 1u) ? add_op(acc[c], v) : v;
+                has |= 1u << c;
+            }
+        }
+#if STOP
+        // a column at its terminal value in any lane is done for the whole warp
+        unsigned done = 0;
+#pragma unroll
+        for (int c = 0; c < K; ++c)
+            if (((has >> c) & 1u) && at_term(acc[c], term)) done |= 1u << c;
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) done |= __shfl_xor_sync(FULL_MASK, done, d);
+        al &= ~done;
+        if (!al) break;
+#endif
+    }
+}
+
+// lane 0 gets each column's fold over the warp
+__device__ __forceinline__ void warp_fold(Z (&acc)[K], unsigned& has) {
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) {
+        const unsigned oh = __shfl_down_sync(FULL_MASK, has, d);
+#pragma unroll
+        for (int c = 0; c < K; ++c) {
+            const Z o = shfl_down_z(acc[c], d);
+            if ((oh >> c) & 1u) acc[c] = ((has >> c) & 1u) ? add_op(acc[c], o) : o;
+        }
+        has |= oh;
+    }
+}
+
+// row r's result (one thread)
+__device__ __forceinline__ void write_row(long long r, const Z (&acc)[K], unsigned has,
+        const IM* __restrict__ mj, const IM* __restrict__ mptr, unsigned* __restrict__ tbits,
+        Z* __restrict__ tdense, unsigned char* __restrict__ present, Z* __restrict__ tvals) {
+#if MODE == 1
+    for (long long q = mptr[r]; q < mptr[r + 1]; ++q) {
+        const int cq = (int)mj[q];
+        Z v = (Z)0;
+#pragma unroll
+        for (int c = 0; c < K; ++c) if (c == cq) v = acc[c];
+        present[q] = (has >> cq) & 1u;
+        tvals[q] = v;
+    }
+#else
+    tbits[r] = has;
+#pragma unroll
+    for (int c = 0; c < K; ++c) if ((has >> c) & 1u) tdense[r * K + c] = acc[c];
+#endif
+}
+
+#define ROW_ARGS const IA* __restrict__ Ap, const IA* __restrict__ Aj, \
+    const X* __restrict__ Ax, long long am, const unsigned* __restrict__ bbits, \
+    const X* __restrict__ bdense, const IR* __restrict__ mi, const IM* __restrict__ mj, \
+    const IM* __restrict__ mptr, long long nwork, Z term, \
+    unsigned* __restrict__ tbits, Z* __restrict__ tdense,        /* MODE 0 and 2 */ \
+    unsigned char* __restrict__ present, Z* __restrict__ tvals,  /* MODE 1 */ \
+    unsigned long long* __restrict__ nlong, long long* __restrict__ long_rows, \
+    unsigned* __restrict__ long_allow
+
+// 32 rows a warp at a time, a lane testing each; the rows with work are folded by the whole
+// warp in turn, those longer than LONG_ROW listed for narrow_long
+extern "C" __global__ void __launch_bounds__(256) narrow_rows(ROW_ARGS) {
     const int lane = threadIdx.x & 31;
     const long long stride = ((long long)gridDim.x * blockDim.x) & ~31LL;
     for (long long g0 = ((long long)blockIdx.x * blockDim.x + threadIdx.x) & ~31LL; g0 < nwork;
@@ -202,9 +301,15 @@ extern "C" __global__ void __launch_bounds__(256) narrow_rows(
             row = g;
             allow = FULLK;
 #endif
-            work = allow != 0 && Ap[row + 1] > Ap[row];
+            const long long len = allow ? (long long)(Ap[row + 1] - Ap[row]) : 0;
+            work = len > 0 && len <= LONG_ROW;
+            if (len > LONG_ROW) {
+                const unsigned long long t = atomicAdd(nlong, 1ull);
+                long_rows[t] = row;
+                long_allow[t] = allow;
+            }
 #if MODE != 1
-            if (!work) tbits[row] = 0;
+            if (len == 0) tbits[row] = 0;
 #endif
         }
         unsigned todo = __ballot_sync(FULL_MASK, work);
@@ -212,84 +317,54 @@ extern "C" __global__ void __launch_bounds__(256) narrow_rows(
             const int from = __ffs(todo) - 1;
             todo &= todo - 1;
             const long long r = __shfl_sync(FULL_MASK, row, from);
-            unsigned al = __shfl_sync(FULL_MASK, allow, from);
-            const long long s = Ap[r], e = Ap[r + 1];
+            const unsigned al = __shfl_sync(FULL_MASK, allow, from);
             Z acc[K];
 #pragma unroll
             for (int c = 0; c < K; ++c) acc[c] = (Z)0;
             unsigned has = 0;
-            for (long long p0 = s; p0 < e; p0 += 32 * UNROLL) {
-                long long jj[UNROLL];
-                unsigned w[UNROLL];
+            fold_entries(Aj, Ax, am, bbits, bdense, r, (long long)Ap[r], (long long)Ap[r + 1],
+                         32 * UNROLL, al, term, lane, acc, has);
+            warp_fold(acc, has);
+            if (lane == 0) write_row(r, acc, has, mj, mptr, tbits, tdense, present, tvals);
+        }
+    }
+}
+
+// the rows narrow_rows listed (longer than LONG_ROW): a block each, its warps over the row's
+// entries, their folds combined through shared memory (a grid of a few blocks striding)
+extern "C" __global__ void __launch_bounds__(256) narrow_long(ROW_ARGS) {
+    __shared__ Z sacc[8][K];
+    __shared__ unsigned shas[8];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const long long count = (long long)*nlong;
+    for (long long t = blockIdx.x; t < count; t += gridDim.x) {
+        const long long r = long_rows[t];
+        Z acc[K];
 #pragma unroll
-                for (int u = 0; u < UNROLL; ++u) {
-                    const long long p = p0 + 32 * u + lane;
-                    jj[u] = p < e ? (long long)Aj[p] : 0;
-                }
+        for (int c = 0; c < K; ++c) acc[c] = (Z)0;
+        unsigned has = 0;
+        fold_entries(Aj, Ax, am, bbits, bdense, r, (long long)Ap[r] + 32 * UNROLL * warp,
+                     (long long)Ap[r + 1], 8 * 32 * UNROLL, long_allow[t], term, lane, acc,
+                     has);
+        warp_fold(acc, has);
+        if (lane == 0) {
 #pragma unroll
-                for (int u = 0; u < UNROLL; ++u)
-                    w[u] = (p0 + 32 * u + lane < e) ? (bbits[jj[u]] & al) : 0u;
-#pragma unroll
-                for (int u = 0; u < UNROLL; ++u) {
-                    if (!w[u]) continue;
-#if READ_A
-                    const X xa = value_at(Ax, p0 + 32 * u + lane, am);
-#else
-                    const X xa = (X)0;
-#endif
-#pragma unroll
-                    for (int c = 0; c < K; ++c) {
-                        if (!((w[u] >> c) & 1u)) continue;
-#if READ_B
-                        const X yb = bdense[jj[u] * K + c];
-#else
-                        const X yb = (X)0;
-#endif
-                        const Z v = mult_op(xa, yb, r, jj[u], (long long)c);
-                        acc[c] = ((has >> c) & 1u) ? add_op(acc[c], v) : v;
-                        has |= 1u << c;
-                    }
-                }
-#if STOP
-                // a column at its terminal value in any lane is done for the whole row
-                unsigned done = 0;
-#pragma unroll
-                for (int c = 0; c < K; ++c)
-                    if (((has >> c) & 1u) && at_term(acc[c], term)) done |= 1u << c;
-#pragma unroll
-                for (int d = 16; d > 0; d >>= 1) done |= __shfl_xor_sync(FULL_MASK, done, d);
-                al &= ~done;
-                if (!al) break;
-#endif
-            }
-            // lane 0 gets each column's fold
-#pragma unroll
-            for (int d = 16; d > 0; d >>= 1) {
-                const unsigned oh = __shfl_down_sync(FULL_MASK, has, d);
+            for (int c = 0; c < K; ++c) sacc[warp][c] = acc[c];
+            shas[warp] = has;
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int w = 1; w < 8; ++w) {
 #pragma unroll
                 for (int c = 0; c < K; ++c) {
-                    const Z o = shfl_down_z(acc[c], d);
-                    if ((oh >> c) & 1u) acc[c] = ((has >> c) & 1u) ? add_op(acc[c], o) : o;
+                    if (!((shas[w] >> c) & 1u)) continue;
+                    acc[c] = ((has >> c) & 1u) ? add_op(acc[c], sacc[w][c]) : sacc[w][c];
                 }
-                has |= oh;
+                has |= shas[w];
             }
-            if (lane == 0) {
-#if MODE == 1
-                for (long long q = mptr[r]; q < mptr[r + 1]; ++q) {
-                    const int cq = (int)mj[q];
-                    Z v = (Z)0;
-#pragma unroll
-                    for (int c = 0; c < K; ++c) if (c == cq) v = acc[c];
-                    present[q] = (has >> cq) & 1u;
-                    tvals[q] = v;
-                }
-#else
-                tbits[r] = has;
-#pragma unroll
-                for (int c = 0; c < K; ++c) if ((has >> c) & 1u) tdense[r * K + c] = acc[c];
-#endif
-            }
+            write_row(r, acc, has, mj, mptr, tbits, tdense, present, tvals);
         }
+        __syncthreads();
     }
 }
 
@@ -327,10 +402,10 @@ def _stop(mon):
     return ("value", mon.terminal) if mon.terminal is not None else (None, None)
 
 
-def source(*, ia, ib, im, ir, k, mult, mon, mode):
+def source(*, ia, ib, im, ir, k, mult, mon, mode, long_row=LONG_ROW):
     """The CUDA source of the narrow kernels for one specialisation: index dtypes of A, B,
     the mask entries' pointers and columns (im) and rows (ir); k columns; mode 0 (no mask),
-    1 (allowed mask entries) or 2 (complemented)."""
+    1 (allowed mask entries) or 2 (complemented); rows longer than long_row to narrow_long."""
     read_a, read_b = _reads(mult)
     stop, _ = _stop(mon)
     pre = header(ia=ia, ib=ib, x=mult.type, z=mon.type, mult_c=mult.c(), add_c=mon.c(),
@@ -339,7 +414,8 @@ def source(*, ia, ib, im, ir, k, mult, mon, mode):
         IM=c_index_type(im), IR=c_index_type(ir), K=k,
         FULLK="0xffffffffu" if k == 32 else f"{(1 << k) - 1}u",
         READ_A=int(read_a), READ_B=int(read_b),
-        STOP={None: 0, "value": 1, "any": 2}[stop], MODE=mode, UNROLL=UNROLL)
+        STOP={None: 0, "value": 1, "any": 2}[stop], MODE=mode, UNROLL=UNROLL,
+        LONG_ROW=int(long_row))
 
 
 def _kernels(a, b, k, mult, mon, mode, im, ir):
@@ -347,10 +423,11 @@ def _kernels(a, b, k, mult, mon, mode, im, ir):
     ia, ib, im, ir = (np.dtype(t) for t in (a.ptr.dtype, b.ptr.dtype, im, ir))
     key = KernelKey("narrow", "rows", (mult.name, mon.name), (mult.type.name, mon.type.name),
                     (ia.name, ib.name, im.name, ir.name, ("k", k), ("mode", mode),
-                     ("stop", str(_stop(mon)[0])), ("read", int(read_a), int(read_b))))
+                     ("stop", str(_stop(mon)[0])), ("read", int(read_a), int(read_b)),
+                     ("long", LONG_ROW)))
     return get_functions(key, lambda: source(ia=ia, ib=ib, im=im, ir=ir, k=k, mult=mult,
                                              mon=mon, mode=mode),
-                         ("narrow_scatter", "narrow_rows"))
+                         ("narrow_scatter", "narrow_rows", "narrow_long"))
 
 
 def _narrow_cuda(a, b, k, mult, mon, entries, complement):
@@ -382,15 +459,28 @@ def _narrow_cuda(a, b, k, mult, mon, entries, complement):
     ax, am = value_args(a, x)
     _, terminal = _stop(mon)
     term = z.np_type.type(terminal if terminal is not None else 0)
+    # the rows longer than LONG_ROW (at most nnz(A) / (LONG_ROW + 1) of them), listed by
+    # narrow_rows for narrow_long
+    nwork = n if mode != 1 else len(mi)
+    nlong_max = min(nwork, len(a.idx) // (LONG_ROW + 1))
+    nlong = (xp.zeros if nlong_max else xp.empty)(1, dtype=np.uint64)
+    long_rows = xp.empty(max(nlong_max, 1), dtype=np.int64)
+    long_allow = xp.empty(max(nlong_max, 1), dtype=np.uint32)
+
+    def rows(tbits, tdense, present, tvals):
+        args = (a.ptr, a.idx, ax, am, bbits, bdense, mi, mj, mptr, np.int64(nwork), term,
+                tbits, tdense, present, tvals, nlong, long_rows, long_allow)
+        kern["narrow_rows"](launch.strided_grid(nwork), launch.BLOCK, args)
+        if nlong_max:
+            kern["narrow_long"]((min(nlong_max, launch.sm_count() * 4),), launch.BLOCK, args)
+
     if mode == 1:   # a present flag and a value per allowed mask entry
         nm = len(mi)
         memory.require(nm * (1 + z.np_type.itemsize), "the narrow product's outputs")
         present = xp.zeros(nm, dtype=bool)
         vals = xp.empty(nm, dtype=z.np_type)
         if nm:
-            kern["narrow_rows"](launch.strided_grid(nm), launch.BLOCK, (
-                a.ptr, a.idx, ax, am, bbits, bdense, mi, mj, mptr, np.int64(nm), term,
-                bbits, vals, present, vals))   # (tbits, tdense unused in this mode)
+            rows(bbits, vals, present, vals)   # (tbits, tdense unused in this mode)
         indptr, (cols, vals) = compact(mptr, present, [mj, vals])
         return indptr, cols, vals
     memory.require(n * (4 + 8 + k * z.np_type.itemsize), "the narrow product's outputs")
@@ -400,9 +490,7 @@ def _narrow_cuda(a, b, k, mult, mon, entries, complement):
     if n == 0:
         return indptr, xp.zeros(0, dtype=np.int64), xp.zeros(0, dtype=z.np_type)
     grid = launch.strided_grid(n)
-    kern["narrow_rows"](grid, launch.BLOCK, (
-        a.ptr, a.idx, ax, am, bbits, bdense, mi, mj, mptr, np.int64(n), term,
-        tbits, tdense, bbits, tdense))   # (present, tvals unused in these modes)
+    rows(tbits, tdense, bbits, tdense)   # (present, tvals unused in these modes)
     counts = xp.empty(n, dtype=np.int64)
     kern["narrow_counts"](grid, launch.BLOCK, (tbits, np.int64(n), counts))
     xp.cumsum(counts, out=indptr[1:])

@@ -1,5 +1,6 @@
 // Runs the narrow product's kernels (grblas_gpu.kernels.narrow's CUDA source, included as
-// KERNELS) on the CPU through simt.h, driven as kernels/narrow.py's _narrow_cuda drives them.
+// KERNELS) on the CPU through simt.h, driven as kernels/narrow.py's _narrow_cuda drives them
+// (narrow_long launched whether or not a row was listed).
 //   usage: narrow_main in.bin out.bin grid
 // in.bin: int64 n, nb, nnz(A), nnz(B), nm (mask entries), am, bm; then Ap, Aj (IA), Ax (X),
 // Bp, Bj (IB), Bx (X), mi (IR), mj (IM), mptr (IM, n + 1), term (Z); arrays of length 0
@@ -46,6 +47,11 @@ int main(int argc, char** argv) {
     Buf<X> bdense((nb + 1) * K);
     launch(grid, 256, narrow_scatter, (const IB*)Bp.data(), (const IB*)Bj.data(),
            (const X*)Bx.data(), bm, nb, bbits.data(), bdense.data());
+    // the long rows' list (narrow_rows lists, narrow_long folds a block a row)
+    Buf<unsigned long long> nlong(1, 0);
+    const long long nwork = MODE == 1 ? nm : n;
+    Buf<long long> long_rows(nwork + 1);
+    Buf<unsigned> long_allow(nwork + 1);
     FILE* o = fopen(argv[2], "wb");
     if (MODE == 1) {
         Buf<unsigned char> present(nm + 1, 0);
@@ -54,7 +60,14 @@ int main(int argc, char** argv) {
                (const X*)Ax.data(), am, (const unsigned*)bbits.data(),
                (const X*)bdense.data(), (const IR*)mi.data(), (const IM*)mj.data(),
                (const IM*)mptr.data(), nm, term, (unsigned*)nullptr, (Z*)nullptr,
-               present.data(), tvals.data());
+               present.data(), tvals.data(), nlong.data(), long_rows.data(),
+               long_allow.data());
+        launch(grid, 256, narrow_long, (const IA*)Ap.data(), (const IA*)Aj.data(),
+               (const X*)Ax.data(), am, (const unsigned*)bbits.data(),
+               (const X*)bdense.data(), (const IR*)mi.data(), (const IM*)mj.data(),
+               (const IM*)mptr.data(), nm, term, (unsigned*)nullptr, (Z*)nullptr,
+               present.data(), tvals.data(), nlong.data(), long_rows.data(),
+               long_allow.data());
         fwrite(present.data(), 1, nm, o);
         fwrite(tvals.data(), sizeof(Z), nm, o);
     } else {
@@ -64,7 +77,14 @@ int main(int argc, char** argv) {
                (const X*)Ax.data(), am, (const unsigned*)bbits.data(),
                (const X*)bdense.data(), (const IR*)mi.data(), (const IM*)mj.data(),
                (const IM*)mptr.data(), n, term, tbits.data(), tdense.data(),
-               (unsigned char*)nullptr, (Z*)nullptr);
+               (unsigned char*)nullptr, (Z*)nullptr, nlong.data(), long_rows.data(),
+               long_allow.data());
+        launch(grid, 256, narrow_long, (const IA*)Ap.data(), (const IA*)Aj.data(),
+               (const X*)Ax.data(), am, (const unsigned*)bbits.data(),
+               (const X*)bdense.data(), (const IR*)mi.data(), (const IM*)mj.data(),
+               (const IM*)mptr.data(), n, term, tbits.data(), tdense.data(),
+               (unsigned char*)nullptr, (Z*)nullptr, nlong.data(), long_rows.data(),
+               long_allow.data());
         Buf<long long> counts(n + 1), tp(n + 1, 0);
         launch(grid, 256, narrow_counts, (const unsigned*)tbits.data(), n, counts.data());
         for (long long r = 0; r < n; ++r) tp[r + 1] = tp[r] + counts[r];
