@@ -124,8 +124,12 @@ def test_matches_every_other_method(mask_kind, name):
             np.testing.assert_array_equal(o_v, v)
 
 
-def test_empty_rows_columns_and_hub_rows():
-    """Empty rows of A, empty columns of B, an empty B, and hub rows (every column of A)."""
+@pytest.mark.parametrize("long_row", [None, 64])
+def test_empty_rows_columns_and_hub_rows(monkeypatch, long_row):
+    """Empty rows of A, empty columns of B, an empty B, and hub rows (every column of A);
+    long_row 64: under CuPy the hubs go to the block-a-row kernel (narrow_long)."""
+    if long_row is not None:
+        monkeypatch.setattr(narrow_mod, "LONG_ROW", long_row)
     rng = np.random.default_rng(3)
     n = 500
     rows = np.concatenate([np.zeros(n, int), np.full(n, 7), rng.integers(10, 400, 3000)])

@@ -426,7 +426,7 @@ def _kernels(a, b, k, mult, mon, mode, im, ir):
                      ("stop", str(_stop(mon)[0])), ("read", int(read_a), int(read_b)),
                      ("long", LONG_ROW)))
     return get_functions(key, lambda: source(ia=ia, ib=ib, im=im, ir=ir, k=k, mult=mult,
-                                             mon=mon, mode=mode),
+                                             mon=mon, mode=mode, long_row=LONG_ROW),
                          ("narrow_scatter", "narrow_rows", "narrow_long"))
 
 

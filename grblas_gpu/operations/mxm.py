@@ -13,7 +13,7 @@ Methods (``method=``, oneMKL's names):
                unsupported combination): an explicit method is never silently replaced.
     GUSTAVSON  row-wise saxpy; heavy rows in dense accumulators (kernels.spgemm).
     HASH       row-wise saxpy; heavy rows in hash tables.
-    AUTO       :func:`choose_method`.
+    AUTO       :func:`choose_narrow` for a narrow B' (below), else :func:`choose_method`.
 All methods give the same T (ANY: the same structure; values may be any candidate).
 
 AUTO also has a strategy of its own for a B' of at most NARROW_MAX_COLS columns (no Method
