@@ -35,11 +35,12 @@ so on an undirected graph (both directions stored) each path counts from each en
 at among the sources; networkx's betweenness_centrality_subset(G, sources, G, normalized=
 False) halves undirected graphs and is this result / 2 there, equal on directed graphs.
 
-The products' methods are the engine's choice (Method.AUTO): the forward mxm has a
-complemented mask, so a row-wise saxpy over the n rows of Aᵀ (each vertex gathers from its
-in-neighbours; GUSTAVSON or HASH, the ns-wide rows in shared-memory tables); the backward
-one a mask of the level, which AUTO turns into masked dot products (one per (vertex,
-source) pair of level k) when they are cheaper than the saxpy over the n rows of A.
+The products' methods are the engine's choice (Method.AUTO). F_k and X have ns columns, so
+both go to mxm's narrow strategy (kernels.narrow): F_k or X held dense, a warp per row of Aᵀ
+or A gathering from it ns columns at once. Forward, the complemented mask skips the (vertex,
+source) pairs already reached and the vertices reached from every source outright (a pull
+BFS's late levels); backward, only the rows of level k are visited, unless masked dot
+products (one per (vertex, source) pair of level k) do less work.
 
 Trace: ``trace(dict)`` per level: {phase: "forward", level: k, frontier: |F| (its
 (source, vertex) pairs; the last, 0, stops the search)} for k = 1 .. D + 1, then

@@ -13,8 +13,14 @@ Methods (``method=``, oneMKL's names):
                unsupported combination): an explicit method is never silently replaced.
     GUSTAVSON  row-wise saxpy; heavy rows in dense accumulators (kernels.spgemm).
     HASH       row-wise saxpy; heavy rows in hash tables.
-    AUTO       :func:`choose_method`.
+    AUTO       :func:`choose_narrow` for a narrow B' (below), else :func:`choose_method`.
 All methods give the same T (ANY: the same structure; values may be any candidate).
+
+AUTO also has a strategy of its own for a B' of at most NARROW_MAX_COLS columns (no Method
+value: neither oneMKL nor SuiteSparse names it; SuiteSparse's nearest is dot2 with a bitmap
+B): B' scattered into a dense k-wide form, each row of A' walked once with k accumulators
+(kernels.narrow). It computes only what the mask allows, a complemented mask included (a
+row whose k columns are all masked is skipped), so T is masked; the write-back as always.
 
 Requests (``request=``): COMPUTE_ALL, or FILL_NNZ then FILL_ENTRIES (operations._stages).
 
@@ -34,7 +40,7 @@ from .._validate import index_dtype
 from ..descriptor import Method, Request, _enum_of
 from ..errors import DimensionMismatch, InvalidValue, NotSupported
 from .. import memory
-from ..kernels import masked_dot
+from ..kernels import masked_dot, narrow
 from ..kernels.compact import compact
 from ..kernels.operands import Compressed
 from ..kernels.spgemm import row_flops, spgemm
@@ -64,6 +70,14 @@ HEAVY_ROW = 1024
 # GUSTAVSON scans a dense accumulator of ncols per heavy row: worth it when the heavy rows
 # fill at least this fraction of it on average; HASH otherwise.
 GUSTAVSON_MIN_FILL = 1 / 16
+# NARROW (kernels.narrow) for a B' of at most this many columns: its work, Σ over the rows
+# it visits of |A'(i,:)|, is at most one pass over A', which any saxpy also makes (its flop
+# count alone reads every entry of A'), so without an allowed mask it is chosen outright and
+# the flops are never counted. With one (rows visited: the mask's), against DOT's work: a
+# row walked once with a lookup a step, against up to k intersections of binary searches.
+NARROW_MAX_COLS = narrow.MAX_COLS
+NARROW_DOT_RATIO = 2.0
+NARROW = "NARROW"   # AUTO's choice, not a Method
 
 last_plan = {}  # the last call's choice and estimates (for tracing and benchmarks)
 trace = None    # optional callable(operation: str, plan: dict), as operations.mxv.trace
@@ -105,8 +119,7 @@ def mxm(C, A, B, semiring="plus_times", *, mask=None, accum=None, desc=None,
         if allows_nothing(mask):  # C⟨!NULL⟩: nothing to compute
             T, t_is_masked = Matrix(typed.monoid.type, m, n), True
         else:
-            T, t_is_masked = _product(A, ta, B, tb, typed, mask if usable_mask else None, desc,
-                                      method, (m, n))
+            T, t_is_masked = _product(A, ta, B, tb, typed, mask, desc, method, (m, n))
         if request is Request.FILL_NNZ:
             return _stages.fill_nnz(C, T, fp, mask=mask, accum=acc, replace=desc.replace,
                                     t_is_masked=t_is_masked)
@@ -116,9 +129,11 @@ def mxm(C, A, B, semiring="plus_times", *, mask=None, accum=None, desc=None,
 
 # ---------------------------------------------------------------- the product
 def _product(A, ta, B, tb, typed, mask, desc, method, shape):
-    """(T, t_is_masked). mask: an allowed (not complemented) mask or None."""
+    """(T, t_is_masked). mask: the operation's mask (complemented or not) or None."""
     mult, mon = typed.multiply, typed.monoid
     x = mult.type
+    excluded = mask if mask is not None and mask.complement else None
+    mask = mask if mask is not None and not mask.complement else None   # an allowed mask
     a = _operand(A, ta, desc.structure_first, x)            # rows of A'
     b = structured = None
     if mask is None and method is not Method.DOT:
@@ -127,19 +142,36 @@ def _product(A, ta, B, tb, typed, mask, desc, method, shape):
         b = _operand(B, tb, desc.structure_second, x)        # rows of B'
         structured = structured_product(a, b, mult, mon)
     entries = _mask_entries(mask) if mask is not None else None
+    keep = desc.keep_mask_structure and mask is not None
+    narrow_ok = method is Method.AUTO and 0 < shape[1] <= NARROW_MAX_COLS and not keep
     if structured is not None:
         chosen, plan, flops = method, {"kernel": structured[0]}, None
     elif method is Method.DOT:   # chosen by the caller: no flops to estimate
         chosen, plan, flops = Method.DOT, {"mask_entries": int(len(entries[0]))}, None
     else:
-        flops = row_flops(a, _lengths(B, tb))                # Σ |B'(k,:)| over A'(i,:)
-        chosen, plan = choose_method(method, a, B, tb, flops, entries, shape[1])
+        chosen, plan, flops = (None, {}, None)
+        if narrow_ok:
+            chosen, plan = choose_narrow(a, B, tb, entries)
+        if chosen is None:
+            flops = row_flops(a, _lengths(B, tb))            # Σ |B'(k,:)| over A'(i,:)
+            chosen, more = choose_method(method, a, B, tb, flops, entries, shape[1],
+                                         dot_work=plan.get("dot_work"))
+            plan.update(more)
     last_plan.clear()
-    last_plan.update(plan, method=chosen.name)
+    last_plan.update(plan, method=getattr(chosen, "name", chosen))
     log.debug("mxm %s: %s", typed, last_plan)
     if trace is not None:
         trace("mxm", dict(last_plan))
-    keep = desc.keep_mask_structure and mask is not None
+    if chosen == NARROW:
+        if b is None:
+            b = _operand(B, tb, desc.structure_second, x)
+        if excluded is not None:   # the entries a complemented mask holds are the excluded
+            entries = (None, *_mask_columns(excluded))
+        indptr, idx, vals = narrow.narrow(a, b, shape[1], mult, mon, entries,
+                                          complement=excluded is not None)
+        itype = index_dtype(shape[0], shape[1], len(idx))
+        return Matrix._from_csr(*shape, mon.type, indptr.astype(itype, copy=False),
+                                idx.astype(itype, copy=False), vals), True
     if chosen is Method.DOT:
         mi, mj, mptr = entries
         bcols = _operand(B, not tb, desc.structure_second, x)   # columns of B'
@@ -163,16 +195,37 @@ def _product(A, ta, B, tb, typed, mask, desc, method, shape):
     return T, False
 
 
-def choose_method(method, a, B, tb, flops, entries, ncols):
+def choose_narrow(a, B, tb, entries):
+    """(NARROW or None, plan dict) for a B' of at most NARROW_MAX_COLS columns: NARROW unless
+    an allowed mask makes DOT's work less than its own by NARROW_DOT_RATIO (then None, the
+    plan holding dot_work for choose_method)."""
+    if entries is None:
+        return NARROW, {}
+    mi, mj, mptr = entries
+    if len(mi) == 0:
+        return NARROW, {"mask_entries": 0, "narrow_work": 0, "dot_work": 0}
+    # Σ |A'(i,:)| over the mask's rows, and Σ min(|A'(i,:)|, |B'(:,j)|) over its entries:
+    # one read for both
+    la = a.lengths.astype(np.int64)
+    both = xp.stack([xp.where(mptr[1:] > mptr[:-1], la, 0).sum(),
+                     xp.minimum(la[mi], _lengths(B, not tb)[mj].astype(np.int64)).sum()])
+    nwork, dwork = (int(v) for v in backend.to_host(both))
+    plan = {"mask_entries": int(len(mi)), "narrow_work": nwork, "dot_work": dwork}
+    return (NARROW if nwork <= NARROW_DOT_RATIO * dwork else None), plan
+
+
+def choose_method(method, a, B, tb, flops, entries, ncols, dot_work=None):
     """(Method, plan dict). AUTO: DOT when a usable mask makes the dot work cheap (see
     DOT_WORK_RATIO), else GUSTAVSON when the heavy rows fill their dense accumulators well
-    enough (GUSTAVSON_MIN_FILL), else HASH."""
+    enough (GUSTAVSON_MIN_FILL), else HASH. ``dot_work``: the dot work when already known."""
     total = int(backend.to_scalar(flops.sum())) if len(flops) else 0
     plan = {"flops": total}
     if entries is not None:
         mi, mj, _ = entries
-        work = int(backend.to_scalar(xp.minimum(a.lengths[mi], _lengths(B, not tb)[mj])
-                                     .astype(np.int64).sum())) if len(mi) else 0
+        work = dot_work
+        if work is None:
+            work = int(backend.to_scalar(xp.minimum(a.lengths[mi], _lengths(B, not tb)[mj])
+                                         .astype(np.int64).sum())) if len(mi) else 0
         plan.update(mask_entries=int(len(mi)), dot_work=work)
         if method is Method.AUTO and work <= DOT_WORK_RATIO * total:
             return Method.DOT, plan
@@ -224,6 +277,18 @@ def _mask_entries(mask):
         return rows[:0], cols[:0], xp.zeros_like(ptr)
     ptr, (rows, cols) = compact(ptr, M._values != 0, [rows, cols])
     return rows, cols, ptr
+
+
+def _mask_columns(mask):
+    """(cols, ptr) of the entries a mask's parent holds as true (its structure, or its
+    nonzero values), row i's in [ptr[i], ptr[i+1]); the complement flag is not read."""
+    M = mask.parent
+    if mask.structure or (M._values is None and bool(M._iso)):
+        return M._indices, M._indptr
+    if M._values is None:
+        return M._indices[:0], xp.zeros_like(M._indptr)
+    ptr, (cols,) = compact(M._indptr, M._values != 0, [M._indices])
+    return cols, ptr
 
 
 def _from_entries(shape, dtype, rows, cols, vals):

@@ -29,6 +29,7 @@ inline void __syncthreads() { block_bar->arrive_and_wait(); }
 inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 inline void __threadfence_system() { __threadfence(); }
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 template <class T> unsigned long long bits_of(T v) {
     unsigned long long b = 0;
     std::memcpy(&b, &v, sizeof(T));
@@ -61,6 +62,8 @@ template <class T> T __shfl_up_sync(unsigned, T v, int d) {
     int lane = threadIdx.x & 31; return exchange(v, lane >= d ? lane - d : lane); }
 template <class T> T __shfl_down_sync(unsigned, T v, int d) {
     int lane = threadIdx.x & 31; return exchange(v, lane + d < 32 ? lane + d : lane); }
+template <class T> T __shfl_xor_sync(unsigned, T v, int m) {
+    int lane = threadIdx.x & 31; return exchange(v, lane ^ m); }
 template <class T> T atomicAdd(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
 template <class T> T atomicCAS(T* p, T cmp, T val) {
     std::atomic_ref<T>(*p).compare_exchange_strong(cmp, val);   // (cmp becomes the old value)
