@@ -105,7 +105,8 @@ def _peer(E, seeds, fan_out, with_replacement, rng):
             for step in range(k):
                 jj = deg - k + step
                 r = bits[:, step] % xp.maximum(jj + 1, 1)
-                seen = (local[:, :step] == r[:, None]).any(axis=1) if step else False
+                seen = ((local[:, :step] == r[:, None]).any(axis=1) if step
+                        else xp.zeros(len(v), dtype=bool))
                 local[:, step] = xp.where(big, xp.where(seen, jj, r), local[:, step])
             keep = j < deg[:, None]
         edge = (start[:, None] + local)[keep]

@@ -236,77 +236,29 @@ def row_ids(indptr, nnz, dtype):
     return rows
 
 
-# The mirror of every entry of a compressed-row structure: for A(i, j) at position p, the
-# position of A(j, i), found by a binary search for i within row j's sorted indices (a few
-# probes in one row, no temporaries) rather than a search of all the entries' keys.
-_MIRROR_SOURCE = r"""
-template <typename P, typename I, typename R>
-__device__ void mirrors(const P* __restrict__ ptr, const I* __restrict__ idx,
-                        const R* __restrict__ rows, long long m, long long* __restrict__ pos,
-                        int want_pos, unsigned int* __restrict__ missing) {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long p = (long long)blockIdx.x * blockDim.x + threadIdx.x; p < m; p += stride) {
-        const long long i = rows[p], j = idx[p];
-        long long lo = ptr[j], hi = ptr[j + 1];
-        const long long end = hi;
-        while (lo < hi) {
-            const long long mid = (lo + hi) >> 1;
-            if ((long long)idx[mid] < i) lo = mid + 1; else hi = mid;
-        }
-        const bool found = lo < end && (long long)idx[lo] == i;
-        if (want_pos) pos[p] = found ? lo : -1;
-        if (!found) *missing = 1u;  // (every writer writes 1)
-    }
-}
-#define MIRRORS(P, I, R, NAME) extern "C" __global__ void NAME(const P* ptr, const I* idx, \
-    const R* rows, long long m, long long* pos, int want_pos, unsigned int* missing) { \
-    mirrors<P, I, R>(ptr, idx, rows, m, pos, want_pos, missing); }
-MIRRORS(int, int, int, mirrors_int32_int32_int32)
-MIRRORS(int, int, long long, mirrors_int32_int32_int64)
-MIRRORS(int, long long, int, mirrors_int32_int64_int32)
-MIRRORS(int, long long, long long, mirrors_int32_int64_int64)
-MIRRORS(long long, int, int, mirrors_int64_int32_int32)
-MIRRORS(long long, int, long long, mirrors_int64_int32_int64)
-MIRRORS(long long, long long, int, mirrors_int64_int64_int32)
-MIRRORS(long long, long long, long long, mirrors_int64_int64_int64)
-"""
-_mirror_module = None  # (threads: as _count_kernel)
-_mirror_functions = {}  # (index types, device) -> kernel (threads: as _row_ids_functions)
-
-
 def mirror_positions(indptr, indices, rows, *, positions=True):
     """For a square compressed-row structure with sorted indices in each row and the row of
     every entry (``rows``): (every entry's mirror exists, pos) where pos[p] is the position
     of A(j, i) for the entry A(i, j) at p, -1 where there is none (int64; None unless
-    ``positions``). One device read."""
-    global _mirror_module
+    ``positions``). One device read.
+
+    A search of the entries' keys i·n + j, which ascend in CSR order: the mirrors' keys
+    ascend within a row too, so a warp's searches share their paths and the top of the
+    search tree stays in cache. (A binary search within each mirror's own row probes fewer
+    entries but scattered rows: 25 ms against ~5 ms at R-MAT scale 22 on the H100.)"""
     m = len(indices)
-    names = tuple(dtype_name(a.dtype) for a in (indptr, indices, rows))
-    if not is_gpu or any(t not in ("int32", "int64") for t in names):
-        # key(p) = i·n + j ascends in CSR order (n < 2**31: no overflow)
-        n = len(indptr) - 1
-        r, c = rows.astype(numpy.int64), indices.astype(numpy.int64)
-        key = r * n + c
-        mirror = c * n + r
-        del r, c
-        pos = xp.minimum(xp.searchsorted(key, mirror), max(m - 1, 0))
-        found = key[pos] == mirror if m else xp.zeros(0, dtype=bool)
-        every = bool(to_scalar(found.all()))
-        return every, (xp.where(found, pos, -1) if positions else None)
-    memo = (names, xp.cuda.runtime.getDevice())
-    kernel = _mirror_functions.get(memo)
-    if kernel is None:
-        if _mirror_module is None:
-            _mirror_module = xp.RawModule(code=_MIRROR_SOURCE, options=("--std=c++17",))
-        kernel = _mirror_functions[memo] = _mirror_module.get_function(
-            "mirrors_%s_%s_%s" % names)
-    pos = xp.empty(m if positions else 1, dtype=numpy.int64)
-    missing = xp.zeros(1, dtype=numpy.uint32)
-    if m:
-        blocks = max(1, min(65536, -(-m // 256)))
-        kernel((blocks,), (256,), (indptr, indices, rows, numpy.int64(m), pos,
-                                   numpy.int32(positions), missing))
-    return not bool(to_scalar(missing[0])), (pos if positions else None)
+    if m == 0:
+        return True, (xp.zeros(0, dtype=numpy.int64) if positions else None)
+    n = len(indptr) - 1     # (n < 2**31: i·n + j does not overflow)
+    r, c = rows.astype(numpy.int64), indices.astype(numpy.int64)
+    key = r * n + c
+    mirror = c * n + r
+    del r, c
+    pos = xp.searchsorted(key, mirror)
+    xp.minimum(pos, m - 1, out=pos)
+    found = key[pos] == mirror
+    every = bool(to_scalar(found.all()))
+    return every, (xp.where(found, pos, -1) if positions else None)
 
 
 def data_address(a):

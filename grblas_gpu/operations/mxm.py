@@ -143,7 +143,10 @@ def _product(A, ta, B, tb, typed, mask, desc, method, shape):
         structured = structured_product(a, b, mult, mon)
     entries = _mask_entries(mask) if mask is not None else None
     keep = desc.keep_mask_structure and mask is not None
-    narrow_ok = method is Method.AUTO and 0 < shape[1] <= NARROW_MAX_COLS and not keep
+    # (not ANY: its narrow kernel with a valued ⊗ (first, second) fails ptxas's register
+    # allocation under CUDA 13; ANY products keep the other methods)
+    narrow_ok = (method is Method.AUTO and 0 < shape[1] <= NARROW_MAX_COLS and not keep
+                 and not mon.op.all_terminal)
     if structured is not None:
         chosen, plan, flops = method, {"kernel": structured[0]}, None
     elif method is Method.DOT:   # chosen by the caller: no flops to estimate
