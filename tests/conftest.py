@@ -57,6 +57,44 @@ def random_vector_pair(rng, size, density, dtype):
     return v, g
 
 
+def gb_semiring(name):
+    """python-graphblas's semiring ``name`` (SuiteSparse's own positional ones under ss)."""
+    import graphblas as gb
+    ss = getattr(gb.semiring, "ss", None)
+    return getattr(ss, name) if ss is not None and name in dir(ss) else getattr(gb.semiring, name)
+
+
+def semiring_defined(name, t):
+    """Both grblas_gpu and python-graphblas define semiring ``name`` on type ``t``."""
+    try:
+        gg.operators.semiring(name, gg.lookup_dtype(t), gg.lookup_dtype(t))
+        gb_semiring(name)[t]
+        return True
+    except (gg.GraphBLASError, KeyError, AttributeError, TypeError):
+        return False
+
+
+def simt_build(work, main, kernels_name, source, defines=()):
+    """Compile a cuda_on_cpu driver (``main``, a .cpp in tests/cuda_on_cpu) over the CUDA
+    ``source`` with g++ and simt.h; the executable's path. Skips where g++ lacks C++20."""
+    import shutil
+    import subprocess
+
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    here = pathlib.Path(__file__).parent / "cuda_on_cpu"
+    (work / f"{kernels_name}.cuh").write_text(source)
+    exe = work / f"{kernels_name}_{pathlib.Path(main).stem}"
+    r = subprocess.run(["g++", "-O1", "-std=c++20", "-pthread", f"-I{here}", f"-I{work}",
+                        f'-DKERNELS="{kernels_name}.cuh"', *defines, "-o", str(exe),
+                        str(here / main)], capture_output=True, text=True)
+    if r.returncode != 0:
+        if "barrier" in r.stderr and "No such file" in r.stderr:
+            pytest.skip("g++ without C++20 <barrier>")
+        raise AssertionError(r.stderr)
+    return exe
+
+
 def assert_matches(ours, ref, rtol=None):
     """Structure exactly; values exactly for BOOL/integers, to rtol for floats."""
     import graphblas as gb

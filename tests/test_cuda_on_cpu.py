@@ -5,7 +5,6 @@ has no GPU: levels against SciPy and trees by Graph500's rules, over both direct
 and chosen, several blocks (the grid-stride loops, the warp-aggregated list appends, the last
 block's state change), both index widths, and searches longer than a batch. Skipped without
 a g++ that has C++20's <barrier>."""
-import shutil
 import subprocess
 
 import numpy as np
@@ -14,9 +13,9 @@ import scipy.sparse as sp
 
 from grblas_gpu import generate, traversal
 from grblas_gpu.kernels import bfs as fused
+from conftest import simt_build
 from test_algorithms_bfs import check_graph500, reference_levels
 
-HERE = __import__("pathlib").Path(__file__).parent / "cuda_on_cpu"
 INF = 2**31 - 1
 
 
@@ -25,21 +24,10 @@ INF = 2**31 - 1
 def runner(request, tmp_path_factory):
     """A function running one search on the compiled kernels, for one pointer width."""
     ptr_c, ptr_np = request.param
-    if shutil.which("g++") is None:
-        pytest.skip("no g++")
     work = tmp_path_factory.mktemp("simt")
-    (work / "kernels.cuh").write_text(fused.source(ptr_c, "int", ptr_c, "int",
-                                                  traversal.rule_in_c()))
-    exe = work / "bfs_main"
-    build = subprocess.run(
-        ["g++", "-O1", "-std=c++20", "-pthread", f"-I{HERE}", f"-I{work}",
-         '-DKERNELS="kernels.cuh"', f"-DPTR={ptr_c}", "-DIDX=int",
-         f"-DBATCH={fused.BATCH}", "-o", str(exe), str(HERE / "bfs_main.cpp")],
-        capture_output=True, text=True)
-    if build.returncode != 0:
-        if "barrier" in build.stderr and "No such file" in build.stderr:
-            pytest.skip("g++ without C++20 <barrier>")
-        raise AssertionError(build.stderr)
+    exe = simt_build(work, "bfs_main.cpp", "kernels",
+                     fused.source(ptr_c, "int", ptr_c, "int", traversal.rule_in_c()),
+                     (f"-DPTR={ptr_c}", "-DIDX=int", f"-DBATCH={fused.BATCH}"))
 
     def write(path, M):
         M = sp.csr_matrix(M)

@@ -12,7 +12,7 @@ import grblas_gpu as gg
 import semirings
 from grblas_gpu import Descriptor, Method, Request, backend
 from grblas_gpu import memory
-from conftest import assert_matches, random_matrix_pair, snapshot
+from conftest import assert_matches, gb_semiring, random_matrix_pair, semiring_defined, snapshot
 
 gb = pytest.importorskip("graphblas")
 mxm_mod = sys.modules["grblas_gpu.operations.mxm"]
@@ -26,10 +26,6 @@ SEMIRINGS = ("plus_times", "min_plus", "max_first", "max_second", "min_max", "pl
              "eq_eq", "times_first", "plus_min", "bor_band", "max_plus", "min_times",
              "plus_minus", "max_iseq", "lor_pair", "min_first", "plus_isgt")
 TYPES = ("BOOL", "INT32", "INT64", "FP32", "FP64")
-
-
-def _gb_sr(name):
-    return getattr(gb.semiring, name)
 
 
 def mask_pair(kind, M, G):
@@ -48,9 +44,9 @@ def check_any(ours, name, GA, GB, ta=False, tb=False, gmask=None, GC=None):
     """ANY: the structure must match; values where every candidate is equal (min == max)."""
     mult = name.split("_", 1)[1]
     A, B = (GA.T if ta else GA), (GB.T if tb else GB)
-    lo = A.mxm(B, _gb_sr("min_" + mult)).new() if hasattr(gb.semiring, "min_" + mult) else None
-    hi = A.mxm(B, _gb_sr("max_" + mult)).new() if hasattr(gb.semiring, "max_" + mult) else None
-    ref = A.mxm(B, _gb_sr(name)).new()
+    lo = A.mxm(B, gb_semiring("min_" + mult)).new() if hasattr(gb.semiring, "min_" + mult) else None
+    hi = A.mxm(B, gb_semiring("max_" + mult)).new() if hasattr(gb.semiring, "max_" + mult) else None
+    ref = A.mxm(B, gb_semiring(name)).new()
     r, c, _ = ref.to_coo()
     o_r, o_c, o_v = ours.to_coo()
     np.testing.assert_array_equal(o_r, r)
@@ -71,22 +67,13 @@ def _ours_and_ref(rng, name, t, shape=(17, 13, 15), density=0.25):
     return A, GA, B, GB
 
 
-def _defined(name, t):
-    try:
-        gg.operators.semiring(name, gg.lookup_dtype(t), gg.lookup_dtype(t))
-        _gb_sr(name)[t]
-        return True
-    except (gg.GraphBLASError, KeyError, AttributeError, TypeError):
-        return False
-
-
 # ---------------------------------------------------------------- semirings x types x methods
 @pytest.mark.parametrize("name", SEMIRINGS)
 def test_semirings_and_types_match_suitesparse(name):
     rng = np.random.default_rng(zlib.crc32(name.encode()))  # stable across processes
     ran = 0
     for t in TYPES:
-        if not _defined(name, t):
+        if not semiring_defined(name, t):
             continue
         A, GA, B, GB = _ours_and_ref(rng, name, t)
         M, GM = random_matrix_pair(rng, 17, 15, 0.4, "BOOL")
@@ -98,12 +85,12 @@ def test_semirings_and_types_match_suitesparse(name):
                     check_any(C, name, GA, GB)
                 else:
                     ref = gb.Matrix(C.dtype.name, 17, 15)
-                    ref(mask=gmask) << GA.mxm(GB, _gb_sr(name))
+                    ref(mask=gmask) << GA.mxm(GB, gb_semiring(name))
                     np.testing.assert_array_equal(C.to_coo()[0], ref.to_coo()[0])
                     np.testing.assert_array_equal(C.to_coo()[1], ref.to_coo()[1])
                 continue
-            G = gb.Matrix(GA.mxm(GB, _gb_sr(name)).new().dtype, 17, 15)
-            reference(G, GA, GB, _gb_sr(name), gmask)
+            G = gb.Matrix(GA.mxm(GB, gb_semiring(name)).new().dtype, 17, 15)
+            reference(G, GA, GB, gb_semiring(name), gmask)
             assert_matches(C, G)
             ran += 1
     assert ran or name.startswith("any_")
@@ -123,9 +110,9 @@ def test_one_entry_per_row_operand_matches_suitesparse(t):
                  for lib in (gg, gb))
         B, GB = random_matrix_pair(rng, k, n, 0.5, t)
         for name in ("plus_times", "min_plus", "max_first", "plus_pair", "lor_land", "max_second"):
-            if not _defined(name, t):
+            if not semiring_defined(name, t):
                 continue
-            ref = GA.mxm(GB, _gb_sr(name)).new()
+            ref = GA.mxm(GB, gb_semiring(name)).new()
             for method in SAXPY:
                 assert_matches(A.mxm(B, name, method=method), ref)
         # a full diagonal D (every row, distinct values): T has B's pattern exactly
@@ -133,8 +120,8 @@ def test_one_entry_per_row_operand_matches_suitesparse(t):
         D = gg.Matrix.diag(gg.Vector.from_coo(np.arange(k), dvals, size=k, dtype=t))
         GD = gb.Vector.from_coo(np.arange(k), dvals, size=k, dtype=t).diag()
         for name in ("plus_times", "lor_land", "any_lt", "max_first", "min_minus", "any_second"):
-            if _defined(name, t):
-                assert_matches(D.mxm(B, name), GD.mxm(GB, _gb_sr(name)).new())
+            if semiring_defined(name, t):
+                assert_matches(D.mxm(B, name), GD.mxm(GB, gb_semiring(name)).new())
 
 
 @pytest.mark.parametrize("t", ["BOOL", "INT32", "FP64"])
@@ -150,16 +137,16 @@ def test_diagonal_right_operand_matches_suitesparse(t):
         D, GD = (lib.Matrix.from_coo(d, d, vals, nrows=k, ncols=n, dtype=t) for lib in (gg, gb))
         for name in ("plus_times", "min_plus", "any_second", "plus_pair", "lor_land", "max_first",
                      "any_lt", "min_minus"):
-            if not _defined(name, t):
+            if not semiring_defined(name, t):
                 continue
-            ref = GA.mxm(GD, _gb_sr(name)).new()
+            ref = GA.mxm(GD, gb_semiring(name)).new()
             for method in SAXPY:
                 assert_matches(A.mxm(D, name, method=method), ref)  # one term: ANY exact
             # an iso A: its one value broadcast against D's
             iso = gg.Matrix.from_coo(*A.to_coo()[:2], A.to_coo()[2][:1].repeat(A.nvals)[0]
                                      if A.nvals else 1, nrows=9, ncols=k, dtype=t)
             assert iso._is_iso
-            assert_matches(iso.mxm(D, name), iso.to_graphblas().mxm(GD, _gb_sr(name)).new())
+            assert_matches(iso.mxm(D, name), iso.to_graphblas().mxm(GD, gb_semiring(name)).new())
 
 
 def test_diag_shape_is_kept_and_dropped_with_the_content():
@@ -173,17 +160,17 @@ def test_diag_shape_is_kept_and_dropped_with_the_content():
     D, GD = gg.Matrix.diag(v), v.to_graphblas().diag()
     assert D._cache["row_shape"] == D._cache["col_shape"] == (1, 5, 5)
     for sr in ("plus_times", "min_plus"):
-        assert_matches(A.mxm(D, sr), GA.mxm(GD, _gb_sr(sr)).new())
+        assert_matches(A.mxm(D, sr), GA.mxm(GD, gb_semiring(sr)).new())
     D[1, 4] = 7
     GD[1, 4] = 7
     assert "row_shape" not in D._cache
     for sr in ("plus_times", "min_plus"):
-        assert_matches(A.mxm(D, sr), GA.mxm(GD, _gb_sr(sr)).new())
+        assert_matches(A.mxm(D, sr), GA.mxm(GD, gb_semiring(sr)).new())
     P, GP = (lib.Matrix.from_coo([0, 1, 2], [2, 0, 1], [1, 1, 1], nrows=3, ncols=3,
                                  dtype="INT64") for lib in (gg, gb))
     B, GB = random_matrix_pair(rng, 3, 6, 0.6, "INT64")
     for _ in range(2):  # a permutation: its shape read once, then kept with P
-        assert_matches(P.mxm(B, "plus_times"), GP.mxm(GB, _gb_sr("plus_times")).new())
+        assert_matches(P.mxm(B, "plus_times"), GP.mxm(GB, gb_semiring("plus_times")).new())
         assert P._cache["row_shape"] == (1, 0, 0)
 
 
@@ -200,9 +187,9 @@ def test_float_floordiv_semirings_match_suitesparse(t):
     B, GB = random_matrix_pair(rng, 8, 7, 0.4, t)
     u, gu = (lib.Vector.from_coo([0, 3, 5], [2.5, -1.5, 7.0], size=8, dtype=t) for lib in (gg, gb))
     for name in ("plus_floordiv", "min_rfloordiv"):
-        assert_matches(B.T.mxm(A.T, name), GB.T.mxm(GA.T, _gb_sr(name)).new())
+        assert_matches(B.T.mxm(A.T, name), GB.T.mxm(GA.T, gb_semiring(name)).new())
         for direction in ("push", "pull"):
-            assert_matches(u.vxm(A.T, name, direction=direction), gu.vxm(GA.T, _gb_sr(name)).new())
+            assert_matches(u.vxm(A.T, name, direction=direction), gu.vxm(GA.T, gb_semiring(name)).new())
 
 
 @pytest.mark.parametrize("t", ["FP32", "FP64"])
@@ -219,14 +206,14 @@ def test_float_min_max_of_nan_terms_match_suitesparse(t):
     B_, GB = (lib.Matrix.from_coo(br, bc, np.ones(4), nrows=3, ncols=3, dtype=t)
               for lib in (gg, gb))
     for name in ("min_plus", "max_times", "min_first", "max_first"):
-        ref = GA.mxm(GB, _gb_sr(name)).new()
+        ref = GA.mxm(GB, gb_semiring(name)).new()
         for method in SAXPY:
             assert_matches(A_.mxm(B_, name, method=method), ref)
         u_idx = np.array([0, 1])
         gu = gb.Vector.from_coo(u_idx, np.ones(2), size=3, dtype=t)
         u = gg.Vector.from_coo(u_idx, np.ones(2), size=3, dtype=t)
         for direction in ("push", "pull"):
-            assert_matches(A_.mxv(u, name, direction=direction), GA.mxv(gu, _gb_sr(name)).new())
+            assert_matches(A_.mxv(u, name, direction=direction), GA.mxv(gu, gb_semiring(name)).new())
 
 
 @pytest.mark.parametrize("mask_kind", MASKS)
@@ -244,7 +231,7 @@ def test_masks_accum_replace(mask_kind, accum):
                 C = C0.dup()
                 gg.mxm(C, A, B, name, mask=mask, accum=accum, method=method,
                        desc=Descriptor(replace=replace))
-                reference(GC, GA, GB, _gb_sr(name), gmask, accum and getattr(gb.binary, accum),
+                reference(GC, GA, GB, gb_semiring(name), gmask, accum and getattr(gb.binary, accum),
                           replace)
                 assert_matches(C, GC)
 
@@ -463,7 +450,7 @@ def test_masked_dot_kernel_paths_match_suitesparse(monkeypatch, group, hash_a_ma
     GA = A.to_graphblas()
     for name in ("plus_times", "max_min", "any_pair", "min_plus"):
         G = gb.Matrix("INT64", n, n)
-        G(mask=GA.S) << GA.mxm(GA.T, _gb_sr(name))
+        G(mask=GA.S) << GA.mxm(GA.T, gb_semiring(name))
         C = gg.Matrix("INT64", n, n)
         gg.mxm(C, A, A, name, mask=A.S, method="DOT", desc=Descriptor(transpose_second=True))
         assert_matches(C, G)
@@ -668,7 +655,7 @@ def test_allocator_failure_becomes_alloc_failed(monkeypatch):
        method=st.sampled_from(ALL_METHODS))
 def test_property_all_methods_match_suitesparse(seed, m, k, n, density, t, name, mask_kind,
                                                 accum, replace, ta, tb, method):
-    if not _defined(name, t):
+    if not semiring_defined(name, t):
         return
     if method == "DOT" and mask_kind not in ("V", "S"):
         method = "AUTO"
@@ -685,7 +672,7 @@ def test_property_all_methods_match_suitesparse(seed, m, k, n, density, t, name,
     C = C0.dup()
     gg.mxm(C, A, B, name, mask=mask, accum=accum, method=method,
            desc=Descriptor(replace=replace, transpose_first=ta, transpose_second=tb))
-    reference(GC, GA, GB, _gb_sr(name), gmask, accum and getattr(gb.binary, accum), replace, ta, tb)
+    reference(GC, GA, GB, gb_semiring(name), gmask, accum and getattr(gb.binary, accum), replace, ta, tb)
     assert_matches(C, GC)
 
 

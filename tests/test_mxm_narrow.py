@@ -12,7 +12,7 @@ import semirings
 from grblas_gpu import Descriptor, backend
 from grblas_gpu.kernels import narrow as narrow_mod
 from grblas_gpu.kernels.operands import Compressed
-from conftest import assert_matches, random_matrix_pair
+from conftest import assert_matches, gb_semiring, random_matrix_pair, semiring_defined
 
 gb = pytest.importorskip("graphblas")
 mxm_mod = sys.modules["grblas_gpu.operations.mxm"]
@@ -36,21 +36,6 @@ def _mask_pair(kind, M, G):
             "~S": (~M.S, ~G.S)}[kind]
 
 
-def _gb_sr(name):
-    """python-graphblas's semiring (SuiteSparse's own, the positional ones, under ss)."""
-    ss = getattr(gb.semiring, "ss", None)
-    return getattr(ss, name) if ss is not None and name in dir(ss) else getattr(gb.semiring, name)
-
-
-def _defined(name, t):
-    try:
-        gg.operators.semiring(name, gg.lookup_dtype(t), gg.lookup_dtype(t))
-        _gb_sr(name)[t]
-        return True
-    except (gg.GraphBLASError, KeyError, AttributeError, TypeError):
-        return False
-
-
 def _structure_matches(ours, ref):
     r, c, _ = ref.to_coo()
     o_r, o_c, _ = ours.to_coo()
@@ -66,7 +51,7 @@ def _narrow_taken(name):
 @pytest.mark.parametrize("name", SEMIRINGS)
 @pytest.mark.parametrize("t", TYPES)
 def test_semirings_and_types_match_suitesparse(name, t):
-    if not _defined(name, t):
+    if not semiring_defined(name, t):
         pytest.skip(f"{name} not defined on {t}")
     rng = np.random.default_rng(abs(hash((name, t))) % 2**32)
     A, GA = random_matrix_pair(rng, 23, 19, 0.3, t)
@@ -74,7 +59,7 @@ def test_semirings_and_types_match_suitesparse(name, t):
         B, GB = random_matrix_pair(rng, 19, k, 0.4, t)
         ours = A.mxm(B, name)
         assert (mxm_mod.last_plan["method"] == "NARROW") == _narrow_taken(name)
-        ref = GA.mxm(GB, _gb_sr(name)).new()
+        ref = GA.mxm(GB, gb_semiring(name)).new()
         if name.startswith("any_"):
             _structure_matches(ours, ref)
         else:
@@ -154,11 +139,11 @@ def test_empty_rows_columns_and_hub_rows(monkeypatch, long_row):
         for name in ("plus_times", "min_plus", "max_second"):
             ours = gg.mxm(gg.Matrix("INT64", n, 6), A, B, name, desc=desc)
             assert mxm_mod.last_plan["method"] == "NARROW"
-            assert_matches(ours, GAt.mxm(GB, _gb_sr(name)).new())
+            assert_matches(ours, GAt.mxm(GB, gb_semiring(name)).new())
             P, GP = random_matrix_pair(rng, n, 6, 0.6, "BOOL")
             ours = gg.mxm(gg.Matrix("INT64", n, 6), A, B, name, mask=~P.S, desc=desc)
             ref = gb.Matrix("INT64", n, 6)
-            ref(mask=~GP.S) << GAt.mxm(GB, _gb_sr(name))
+            ref(mask=~GP.S) << GAt.mxm(GB, gb_semiring(name))
             assert_matches(ours, ref)
     empty = gg.Matrix("INT64", n, 3)
     ours = gg.mxm(gg.Matrix("INT64", n, 3), A, empty, "plus_times")

@@ -4,7 +4,6 @@ passes and terminal votes, the per-column warp reductions, the three mask modes,
 count / scan / fill) is checked where CI has no GPU: against the NumPy path (itself checked
 against SuiteSparse in test_mxm_narrow.py). Skipped without a g++ that has C++20's
 <barrier>."""
-import shutil
 import subprocess
 
 import numpy as np
@@ -14,8 +13,8 @@ import grblas_gpu as gg
 from grblas_gpu.kernels import narrow
 from grblas_gpu.kernels.narrow import _narrow_numpy
 from grblas_gpu.kernels.operands import Compressed
+from conftest import simt_build
 
-HERE = __import__("pathlib").Path(__file__).parent / "cuda_on_cpu"
 # the CPU run of the CUDA source compares with the NumPy path on host arrays; on the GPU the
 # kernels themselves run in test_mxm_narrow
 pytestmark = pytest.mark.skipif(gg.backend.is_gpu, reason="NumPy backend only (CUDA on CPU)")
@@ -32,22 +31,7 @@ CASES = [("plus_second", "FP64", 4, np.int64, 0, 64), ("plus_second", "FP64", 4,
 
 @pytest.fixture(scope="module")
 def work(tmp_path_factory):
-    if shutil.which("g++") is None:
-        pytest.skip("no g++")
     return tmp_path_factory.mktemp("narrow_simt")
-
-
-def _build(work, src, name):
-    (work / f"{name}.cuh").write_text(src)
-    exe = work / name
-    r = subprocess.run(["g++", "-O1", "-std=c++20", "-pthread", f"-I{HERE}", f"-I{work}",
-                        f'-DKERNELS="{name}.cuh"', "-o", str(exe), str(HERE / "narrow_main.cpp")],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        if "barrier" in r.stderr and "No such file" in r.stderr:
-            pytest.skip("g++ without C++20 <barrier>")
-        raise AssertionError(r.stderr)
-    return exe
 
 
 def _graph(rng, n, nb, itype, t):
@@ -87,7 +71,7 @@ def test_kernels_match_numpy(work, name, t, k, itype, mode, long_row):
     want = _narrow_numpy(a, b, k, mult, mon, entries, mode == 2)
     src = narrow.source(ia=itype, ib=itype, im=itype, ir=itype, k=k, mult=mult, mon=mon,
                         mode=mode, long_row=long_row)
-    exe = _build(work, src, f"n_{name}_{t}_{k}_{mode}_{long_row}")
+    exe = simt_build(work, "narrow_main.cpp", f"n_{name}_{t}_{k}_{mode}_{long_row}", src)
     stop, term = narrow._stop(mon)
     nm = len(mi) if mode else 0
     with open(work / "in.bin", "wb") as f:

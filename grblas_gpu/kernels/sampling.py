@@ -107,23 +107,28 @@ extern "C" __global__ void replace_uniform(const i64* pos, i64 npos, const i64* 
     out[p] = starts[s] + (i64)(draw(key, p) % (u64)degs[s]);
 }
 
-// one thread per slot: Floyd's k-subset of [0, deg), scanning the slot's earlier picks
+// Floyd's k-subset of [0, d) into out[o .. o + k) (as start + pick), scanning the earlier
+// picks: step s draws x in [0, d - k + s] and takes it unless taken, else d - k + s
+__device__ void floyd_picks(u64 key, i64 o, i64 start, i64 d, i64 k, i64* out) {
+    for (i64 step = 0; step < k; ++step) {
+        i64 j = d - k + step;
+        i64 x = (i64)(draw(key, o + step) % (u64)(j + 1));
+        bool seen = false;
+        for (i64 q = 0; q < step; ++q) {
+            if (out[o + q] == start + x) { seen = true; break; }
+        }
+        out[o + step] = start + (seen ? j : x);
+    }
+}
+
+// one thread per slot: Floyd's k-subset of its candidates
 extern "C" __global__ void floyd(const i64* slots, i64 nslots, const i64* starts,
                                  const i64* degs, const i64* counts, const i64* offsets,
                                  u64 key, i64* out) {
     i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= nslots) return;
     i64 s = slots[t];
-    i64 start = starts[s], d = degs[s], k = counts[s], o = offsets[s];
-    for (i64 step = 0; step < k; ++step) {
-        i64 j = d - k + step;
-        i64 r = (i64)(draw(key, o + step) % (u64)(j + 1));
-        bool seen = false;
-        for (i64 q = 0; q < step; ++q) {
-            if (out[o + q] == start + r) { seen = true; break; }
-        }
-        out[o + step] = start + (seen ? j : r);
-    }
+    floyd_picks(key, offsets[s], starts[s], degs[s], counts[s], out);
 }
 
 // one thread per output position p: first q in [lo, hi) with cum[q] > base + u, clamped to
@@ -224,7 +229,7 @@ extern "C" __global__ void row_counts(const P* ptr, i64 nrows, const R* rows, i6
 
 // one thread per slot: its picks out[off[s] .. off[s + 1]) and their slot. With
 // replacement start + draw(p) mod deg at each output position p; without, every candidate
-// in order when deg <= k, else Floyd's k-subset (k <= FLOYD_MAX_K), as in floyd above
+// in order when deg <= k, else Floyd's k-subset (k <= FLOYD_MAX_K)
 extern "C" __global__ void pick_rows(const P* ptr, const R* rows, const i64* off, i64 m,
                                      int replace, u64 key, i64* out, i64* slot_of) {
     i64 s = (i64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -239,15 +244,7 @@ extern "C" __global__ void pick_rows(const P* ptr, const R* rows, const i64* off
     } else if (k == d) {
         for (i64 j = 0; j < k; ++j) out[o + j] = start + j;
     } else {
-        for (i64 step = 0; step < k; ++step) {
-            i64 j = d - k + step;
-            i64 x = (i64)(draw(key, o + step) % (u64)(j + 1));
-            bool seen = false;
-            for (i64 q = 0; q < step; ++q) {
-                if (out[o + q] == start + x) { seen = true; break; }
-            }
-            out[o + step] = start + (seen ? j : x);
-        }
+        floyd_picks(key, o, start, d, k, out);
     }
 }
 """
