@@ -242,10 +242,9 @@ def mirror_positions(indptr, indices, rows, *, positions=True):
     of A(j, i) for the entry A(i, j) at p, -1 where there is none (int64; None unless
     ``positions``). One device read.
 
-    A search of the entries' keys i·n + j, which ascend in CSR order: the mirrors' keys
-    ascend within a row too, so a warp's searches share their paths and the top of the
-    search tree stays in cache. (A binary search within each mirror's own row probes fewer
-    entries but scattered rows: 25 ms against ~5 ms at R-MAT scale 22 on the H100.)"""
+    A search of the entries' keys i·n + j, which ascend in CSR order (a binary search within
+    each mirror's own row, which probes fewer entries in scattered rows, took 25 ms at R-MAT
+    scale 22 on the H100: no faster)."""
     m = len(indices)
     if m == 0:
         return True, (xp.zeros(0, dtype=numpy.int64) if positions else None)
