@@ -42,6 +42,7 @@ import numpy as np
 from .. import backend
 from . import launch
 from .cache import KernelKey, get_kernel
+from .cuda_common import c_index_type
 
 xp = backend.xp
 
@@ -249,8 +250,6 @@ extern "C" __global__ void pick_rows(const P* ptr, const R* rows, const i64* off
 }
 """
 
-_CTYPE = {np.dtype(np.int32): "int", np.dtype(np.int64): "long long"}
-
 
 def _kernel(name):
     # one source holds every kernel of the family; each is looked up once (memoised by name)
@@ -393,7 +392,7 @@ def select_uniform_rows(ptr, rows, k, key, *, with_replacement):
 
 
 def _rows_kernel(kkey, name):
-    ptype, rtype = (_CTYPE[np.dtype(t)] for t in kkey.types)
+    ptype, rtype = (c_index_type(t) for t in kkey.types)
     return get_kernel(kkey, lambda: _SOURCE + _ROWS_SOURCE.replace("${P}", ptype).replace(
         "${R}", rtype), name)
 
