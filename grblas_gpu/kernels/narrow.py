@@ -21,7 +21,7 @@ of T, CSR, rows of a.n, columns sorted, at most k entries a row.
 
 NumPy: the dense B as (rows x k) arrays; the visited rows' entries expanded once, then per
 column (a loop over the k <= MAX_COLS columns, never over rows) the products kept where B
-has the entry and the mask allows, folded per row with ``segment_reduce`` in entry order.
+has the entry and the mask allows, folded per row in entry order (``operands.fold_runs``).
 
 CuPy: ``narrow_scatter`` (a thread per row of B) builds the dense form; ``narrow_rows``
 tests 32 rows a warp at a time (one lane a row: its allowed columns from the mask's entries
@@ -46,8 +46,8 @@ from . import launch
 from .cache import KernelKey, get_functions
 from .common import expand
 from .compact import compact
+from .operands import fold_runs
 from .cuda_common import c_index_type, header, value_args
-from .segment import segment_reduce
 
 xp = backend.xp
 
@@ -86,7 +86,7 @@ def _narrow_numpy(a, b, k, mult, mon, entries, complement):
     x, z = mult.type, mon.type
     n = a.n
     # B dense: presence and values, k a row
-    brow = np.repeat(np.arange(b.n), np.diff(b.ptr))
+    brow = backend.row_ids(b.ptr, len(b.idx), np.int64)
     bcol = b.idx.astype(np.int64)
     bpres = np.zeros((b.n, k), dtype=bool)
     bpres[brow, bcol] = True
@@ -98,7 +98,7 @@ def _narrow_numpy(a, b, k, mult, mon, entries, complement):
     else:
         mi, mj, mptr = entries
         if mi is None:
-            mi = np.repeat(np.arange(n), np.diff(mptr))
+            mi = backend.row_ids(mptr, len(mj), np.int64)
         allow = np.zeros((n, k), dtype=bool)
         allow[mi.astype(np.int64), mj.astype(np.int64)] = True
         if complement:
@@ -122,11 +122,9 @@ def _narrow_numpy(a, b, k, mult, mon, entries, complement):
         else:
             prod = cast(np.asarray(mult.numpy(a.values_at(pos[hit], x), bval[j[hit], c])), z, np)
         prod = np.broadcast_to(prod, o.shape).copy() if prod.ndim == 0 else prod
-        new = np.ones(len(o), dtype=bool)
-        new[1:] = o[1:] != o[:-1]
-        starts = np.nonzero(new)[0]
-        out[o[starts], c] = segment_reduce(prod, starts, mon.op, z)
-        has[o[starts], c] = True
+        u, folded = fold_runs(o, prod, mon.op, z)
+        out[u, c] = folded
+        has[u, c] = True
     indptr = np.zeros(n + 1, dtype=np.int64)
     indptr[rows + 1] = has.sum(axis=1)
     np.cumsum(indptr, out=indptr)

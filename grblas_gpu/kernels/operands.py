@@ -158,14 +158,19 @@ def apply_product(prod, a, x, o, k):
 
 def fold_sorted(keys, vals, prod):
     """(unique keys, ⊕ of each run of equal keys): keys sorted."""
+    return fold_runs(keys, vals, prod.semiring.monoid.op, prod.tout)
+
+
+def fold_runs(keys, vals, monoid, tout):
+    """(unique keys, each run of equal keys folded by ``monoid`` into ``tout``): keys sorted.
+    ANY takes each run's first value (every candidate is a right answer)."""
     if len(keys) == 0:
         return keys, vals
     brk = xp.nonzero(keys[1:] != keys[:-1])[0] + 1
     starts = xp.concatenate([xp.zeros(1, dtype=brk.dtype), brk])
-    monoid = prod.semiring.monoid.op
-    if monoid.all_terminal:  # ANY: every candidate is a right answer; take the first
+    if monoid.all_terminal:
         return keys[starts], vals[starts]
-    return keys[starts], segment_reduce(vals, starts, monoid, prod.tout)
+    return keys[starts], segment_reduce(vals, starts, monoid, tout)
 
 
 _OPERANDS = r"""
