@@ -209,9 +209,8 @@ def choose_narrow(a, B, tb, entries):
         return NARROW, {"mask_entries": 0, "narrow_work": 0, "dot_work": 0}
     # Σ |A'(i,:)| over the mask's rows, and Σ min(|A'(i,:)|, |B'(:,j)|) over its entries:
     # one read for both
-    la = a.lengths.astype(np.int64)
-    both = xp.stack([xp.where(mptr[1:] > mptr[:-1], la, 0).sum(),
-                     xp.minimum(la[mi], _lengths(B, not tb)[mj].astype(np.int64)).sum()])
+    narrow_work = xp.where(mptr[1:] > mptr[:-1], a.lengths.astype(np.int64), 0).sum()
+    both = xp.stack([narrow_work, _dot_work(a, B, tb, mi, mj)])
     nwork, dwork = (int(v) for v in backend.to_host(both))
     plan = {"mask_entries": int(len(mi)), "narrow_work": nwork, "dot_work": dwork}
     return (NARROW if nwork <= NARROW_DOT_RATIO * dwork else None), plan
@@ -227,8 +226,7 @@ def choose_method(method, a, B, tb, flops, entries, ncols, dot_work=None):
         mi, mj, _ = entries
         work = dot_work
         if work is None:
-            work = int(backend.to_scalar(xp.minimum(a.lengths[mi], _lengths(B, not tb)[mj])
-                                         .astype(np.int64).sum())) if len(mi) else 0
+            work = int(backend.to_scalar(_dot_work(a, B, tb, mi, mj))) if len(mi) else 0
         plan.update(mask_entries=int(len(mi)), dot_work=work)
         if method is Method.AUTO and work <= DOT_WORK_RATIO * total:
             return Method.DOT, plan
@@ -280,6 +278,12 @@ def _mask_entries(mask):
         return rows[:0], cols[:0], xp.zeros_like(ptr)
     ptr, (rows, cols) = compact(ptr, M._values != 0, [rows, cols])
     return rows, cols, ptr
+
+
+def _dot_work(a, B, tb, mi, mj):
+    """DOT's work on the device (int64, 0-d): Σ over the mask entries (i, j) of
+    min(|A'(i,:)|, |B'(:,j)|), the shorter list's lookups in the longer."""
+    return xp.minimum(a.lengths[mi], _lengths(B, not tb)[mj]).astype(np.int64).sum()
 
 
 def _mask_columns(mask):
