@@ -79,7 +79,7 @@ def expand(ptr, vecs, lengths=None):
         ends = xp.cumsum(lengths)
         owner = xp.searchsorted(ends, xp.arange(total), side="right")
     else:
-        owner = np.repeat(np.arange(len(lengths)), lengths)
-        ends = np.cumsum(lengths)
+        owner = np.arange(len(lengths)).repeat(lengths)
+        ends = lengths.cumsum()
     pos = starts[owner] + (xp.arange(len(owner)) - (ends - lengths)[owner])
     return pos, owner

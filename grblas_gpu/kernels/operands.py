@@ -145,7 +145,7 @@ def apply_product(prod, a, x, o, k):
     index of each term, k: its inner index), in T's type."""
     mult = prod.semiring.op.multiply
     if mult.positional:  # mxv: A(o,k) ⊗ u(k), the term (i, k, j) = (o, k, 0); vxm: (0, k, o)
-        zero = xp.zeros_like(k)
+        zero = xp.zeros(k.shape, dtype=k.dtype)
         z = mult.positions(o, k, zero) if prod.matrix_first else mult.positions(zero, k, o)
         return cast(z, prod.tout, xp)
     fn = mult.numpy
