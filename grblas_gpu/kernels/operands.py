@@ -23,8 +23,8 @@ from .segment import segment_reduce
 xp = backend.xp
 
 __all__ = ["Compressed", "DenseOperand", "SparseOperand", "DenseMask", "Product",
-           "allowed_rows", "operand_values", "apply_product", "fold_sorted", "operand_source",
-           "kernel_key"]
+           "allowed_rows", "operand_values", "apply_product", "fold_sorted", "run_starts",
+           "operand_source", "kernel_key"]
 
 
 class Compressed(NamedTuple):
@@ -156,12 +156,19 @@ def apply_product(prod, a, x, o, k):
     return cast(z, prod.tout, xp)
 
 
+def run_starts(keys):
+    """The offsets where a run of equal keys begins (keys sorted, not empty)."""
+    first = xp.empty(len(keys), dtype=bool)
+    first[0] = True
+    xp.not_equal(keys[1:], keys[:-1], out=first[1:])
+    return first.nonzero()[0]
+
+
 def fold_sorted(keys, vals, prod):
     """(unique keys, ⊕ of each run of equal keys): keys sorted."""
     if len(keys) == 0:
         return keys, vals
-    brk = xp.nonzero(keys[1:] != keys[:-1])[0] + 1
-    starts = xp.concatenate([xp.zeros(1, dtype=brk.dtype), brk])
+    starts = run_starts(keys)
     monoid = prod.semiring.monoid.op
     if monoid.all_terminal:  # ANY: every candidate is a right answer; take the first
         return keys[starts], vals[starts]

@@ -34,7 +34,7 @@ from .. import backend
 from ..vector import DENSE_THRESHOLD
 from . import launch
 from .common import dummy, expand, scalar_arg
-from .operands import (DenseOperand, SparseOperand, apply_product, fold_sorted,
+from .operands import (DenseOperand, SparseOperand, apply_product, fold_sorted, run_starts,
                        kernel_key, operand_source, operand_values)
 from .cache import get_functions
 from .cuda_common import c_index_type, fold_start
@@ -642,10 +642,7 @@ def _push_numpy(B, u, prod, mask, nout):
     if len(i) and prod.semiring.monoid.op.all_terminal:
         # ANY keeps each output's first term (in stable order): compute only those
         keys = i[order]
-        brk = np.empty(len(keys), dtype=bool)
-        brk[0] = True
-        np.not_equal(keys[1:], keys[:-1], out=brk[1:])
-        starts = brk.nonzero()[0]
+        starts = run_starts(keys)
         first = order[starts]
         pos, owner, i = pos[first], owner[first], keys[starts]
         return "sparse", i, _products(B, u, prod, pos, owner, i, k)
