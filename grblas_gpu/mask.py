@@ -32,6 +32,8 @@ class Mask:
         object.__setattr__(self, "complement", as_flag(self.complement, "complement"))
 
     def __invert__(self):
+        if self.parent is None:  # NOT_NULL has no complement to give: refused as before
+            return Mask(self.parent, self.structure, not self.complement)
         return _mask(self.parent, self.structure, not self.complement)
 
     def __bool__(self):

@@ -72,7 +72,8 @@ def _pull_numpy(B, u, prod, mask):
     if mask is None:  # every row: the entries in order
         rows = np.arange(n)
         owner = rows.repeat(np.diff(B.ptr))
-        pos, j = np.arange(len(owner)), B.idx
+        pos = np.arange(len(owner))
+        j = B.idx[:len(pos)]
     else:
         rows = allowed_rows(mask, n).nonzero()[0]
         pos, owner = expand(B.ptr, rows)
