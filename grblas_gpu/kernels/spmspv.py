@@ -634,18 +634,22 @@ def _push_numpy(B, u, prod, mask, nout):
         u = SparseOperand(idx, None if u.values is None else u.values[idx], u.iso, u.dtype)
     k = u.indices.astype(np.int64, copy=False)
     pos, owner = expand(B.ptr, k)
-    i = B.idx[pos].astype(np.int64)
+    i = B.idx[pos]  # (B's index type: T's indices are cast to their own on the way out)
+    if len(i) and prod.semiring.monoid.op.all_terminal:
+        # ANY keeps each output's first term (in stable order): compute only those, and
+        # test the mask on them alone (it allows or refuses all of an output's terms)
+        order = i.argsort(kind="stable")
+        keys = i[order]
+        starts = run_starts(keys)
+        first, i = order[starts], keys[starts]
+        if mask is not None:
+            keep = _allowed_at(mask, i)
+            first, i = first[keep], i[keep]
+        return "sparse", i, _products(B, u, prod, pos[first], owner[first], i, k)
     if mask is not None and len(i):
         keep = _allowed_at(mask, i)
         pos, owner, i = pos[keep], owner[keep], i[keep]
     order = i.argsort(kind="stable")
-    if len(i) and prod.semiring.monoid.op.all_terminal:
-        # ANY keeps each output's first term (in stable order): compute only those
-        keys = i[order]
-        starts = run_starts(keys)
-        first = order[starts]
-        pos, owner, i = pos[first], owner[first], keys[starts]
-        return "sparse", i, _products(B, u, prod, pos, owner, i, k)
     z = _products(B, u, prod, pos, owner, i, k)
     out, vals = fold_sorted(i[order], z[order], prod)
     return "sparse", out, vals
