@@ -1,5 +1,6 @@
 """Where an algorithm's time goes, operation by operation:
-``python -m benchmarks.profile_ops [--scale N] [--algorithms bfs,pagerank]``.
+``python -m benchmarks.profile_ops [--scale N] [--algorithms bfs,pagerank]``; and the fixed
+cost of one small call: ``python -m benchmarks.profile_ops --fixed-cost [--n N]``.
 
 Wraps every public operation of ``grblas_gpu`` with a timer that synchronises the device
 before and after the call, runs each algorithm once to warm up (compiling kernels) and once
@@ -7,11 +8,21 @@ measured, and prints, per calling line of the algorithm, the calls and the total
 milliseconds. The synchronisation
 adds a few microseconds per call, so totals exceed an unprofiled run slightly; this is for
 finding the slow operation, not for figures (``python -m benchmarks`` gives those).
+
+``--fixed-cost`` times each small operation of a user's loop (a BFS frontier step
+``w⟨¬π.S, replace⟩ = q any.secondi A``, plain vxm/mxv, apply, a masked scalar assign,
+ewise_add, select, reduce to a scalar, ``nvals``) on a random graph of n vertices, and the
+same call in python-graphblas when it is installed: the median µs per call of several
+timeit repeats, and our/its ratio. Small n makes the figure the host's fixed cost.
 """
 import collections
 import functools
+import statistics
 import sys
 import time
+import timeit
+
+import numpy as np
 
 import grblas_gpu as gg
 from grblas_gpu import backend
@@ -103,6 +114,115 @@ def _triangle_count(scale):
     return lambda: algorithms.triangle_count(A)
 
 
+# ---------------------------------------------------------------- fixed cost
+def _random_graph(n, degree, seed):
+    """(rows, cols, values) of a random directed graph, no duplicate edges."""
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(0, n * n, size=n * degree, dtype=np.int64))
+    return keys // n, keys % n, rng.random(len(keys))
+
+
+def _random_vector(n, count, rng):
+    idx = np.sort(rng.choice(n, size=count, replace=False)).astype(np.int64)
+    return idx, rng.random(count) + 0.5
+
+
+def _fixed_cost_cases(n, seed):
+    """{name: (our call, python-graphblas's call or None)} over the same data."""
+    import semirings
+    rng = np.random.default_rng(seed + 1)
+    r, c, v = _random_graph(n, 8, seed)
+    qi, qv = _random_vector(n, max(n // 100, 1), rng)     # a frontier
+    pi, pv = _random_vector(n, max(n // 10, 1), rng)      # the visited set
+    xi, xv = _random_vector(n, max(n // 10, 1), rng)
+    A = gg.Matrix.from_coo(r, c, v, nrows=n, ncols=n, dtype="FP64")
+    q = gg.Vector.from_coo(qi, qv, size=n, dtype="FP64")
+    p = gg.Vector.from_coo(pi, pv, size=n, dtype="FP64")
+    x = gg.Vector.from_coo(xi, xv, size=n, dtype="FP64")
+    full = gg.Vector.from_coo(np.arange(n), np.ones(n), size=n, dtype="FP64")
+    w_i, w, p2 = gg.Vector(gg.INT64, n), gg.Vector(gg.FP64, n), p.dup()
+    replace = gg.Descriptor(replace=True)
+    ours = {
+        "bfs step vxm": lambda: gg.vxm(w_i, q, A, semirings.any_secondi, mask=~p.S,
+                                       desc=replace),
+        "vxm plus_times": lambda: gg.vxm(w, q, A, "plus_times"),
+        "mxv plus_times": lambda: gg.mxv(w, A, full, "plus_times"),
+        "apply ainv": lambda: gg.apply(w, x, "ainv"),
+        "assign scalar⟨q.S⟩": lambda: gg.assign(p2, 1.0, None, mask=q.S),
+        "ewise_add plus": lambda: gg.ewise_add(w, x, p, "plus"),
+        "select valuegt": lambda: gg.select(w, x, "valuegt", 0.75),
+        "reduce plus": lambda: gg.reduce_scalar(x, "plus"),
+        "nvals": lambda: x.nvals,
+    }
+    try:
+        import graphblas as gb
+    except ImportError:
+        return {k: (f, None) for k, f in ours.items()}
+    gA = gb.Matrix.from_coo(r, c, v, nrows=n, ncols=n, dtype="FP64")
+    gq = gb.Vector.from_coo(qi, qv, size=n, dtype="FP64")
+    gp = gb.Vector.from_coo(pi, pv, size=n, dtype="FP64")
+    gx = gb.Vector.from_coo(xi, xv, size=n, dtype="FP64")
+    gfull = gb.Vector.from_coo(np.arange(n), np.ones(n), size=n, dtype="FP64")
+    gw_i, gw, gp2 = gb.Vector("INT64", n), gb.Vector("FP64", n), gp.dup()
+    sr = gb.semiring
+    any_secondi = sr.ss.any_secondi if hasattr(sr, "ss") else sr.any_secondi
+
+    def g_bfs():
+        gw_i(~gp.S, replace=True) << gq.vxm(gA, any_secondi)
+        return gw_i
+
+    def g_vxm():
+        gw << gq.vxm(gA, sr.plus_times)
+        return gw
+
+    def g_mxv():
+        gw << gA.mxv(gfull, sr.plus_times)
+        return gw
+
+    def g_apply():
+        gw << gx.apply(gb.unary.ainv)
+        return gw
+
+    def g_assign():
+        gp2(gq.S) << 1.0
+        return gp2
+
+    def g_ewise():
+        gw << gx.ewise_add(gp, gb.binary.plus)
+        return gw
+
+    def g_select():
+        gw << gb.select.valuegt(gx, 0.75)
+        return gw
+
+    theirs = [g_bfs, g_vxm, g_mxv, g_apply, g_assign, g_ewise, g_select,
+              lambda: gx.reduce(gb.monoid.plus).value, lambda: gx.nvals]
+    return {k: (f, g) for (k, f), g in zip(ours.items(), theirs)}
+
+
+def _median_us(f, number, repeat):
+    f()  # warm: compile, build caches
+    return statistics.median(timeit.repeat(f, number=number, repeat=repeat)) / number * 1e6
+
+
+def fixed_cost(n=1000, number=200, repeat=7, seed=20261125):
+    """[(operation, our µs, python-graphblas's µs or None)] per small call."""
+    rows = []
+    for name, (ours, theirs) in _fixed_cost_cases(n, seed).items():
+        us = _median_us(ours, number, repeat)
+        them = _median_us(theirs, number, repeat) if theirs is not None else None
+        rows.append((name, us, them))
+    return rows
+
+
+def report_fixed_cost(rows, n):
+    print(f"== fixed cost per call, n = {n}, backend {backend.name}: median µs")
+    print(f"{'operation':<22}{'ours':>9}{'graphblas':>11}{'ratio':>8}")
+    for name, us, them in rows:
+        tail = f"{them:>11.1f}{us / them:>8.2f}" if them else f"{'-':>11}{'-':>8}"
+        print(f"{name:<22}{us:>9.1f}{tail}")
+
+
 PROG = "python -m benchmarks.profile_ops"
 ALGORITHMS = {"bfs": _bfs, "pagerank": _pagerank, "sssp": _sssp,
               "triangle_count": _triangle_count}
@@ -112,8 +232,15 @@ def main(argv=None):
     p = ArgumentParser(prog=PROG)
     p.add_argument("--scale", type=int, default=20)
     p.add_argument("--algorithms", default="bfs,pagerank")
+    p.add_argument("--fixed-cost", action="store_true",
+                   help="time small calls against python-graphblas instead")
+    p.add_argument("--n", type=int, default=1000, help="vertices for --fixed-cost")
+    p.add_argument("--number", type=int, default=200, help="calls per timing for --fixed-cost")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     args = p.parse_args(argv)
+    if args.fixed_cost:
+        report_fixed_cost(fixed_cost(args.n, args.number), args.n)
+        return
     names = args.algorithms.split(",")
     unknown = [n for n in names if n not in ALGORITHMS]
     if unknown:

@@ -20,7 +20,10 @@ def is_array(a):
 
 def index_dtype(*extents):
     """int32 while every extent (rows, columns, entries) fits, int64 beyond."""
-    return np.int32 if max((int(e) for e in extents), default=0) <= INT32_MAX else np.int64
+    for e in extents:
+        if int(e) > INT32_MAX:
+            return np.int64
+    return np.int32
 
 
 def as_index_array(a, what, module=None):

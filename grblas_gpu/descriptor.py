@@ -168,5 +168,7 @@ def resolve_mask(mask, desc):
     mask = as_mask(mask)
     if mask is None:
         return NOT_NULL if desc.mask_complement else None
+    if not (desc.mask_structure or desc.mask_complement):
+        return mask  # (immutable: the caller's own mask is the resolved one)
     return Mask(mask.parent, mask.structure or desc.mask_structure,
                 mask.complement != desc.mask_complement)

@@ -32,7 +32,9 @@ class Mask:
         object.__setattr__(self, "complement", as_flag(self.complement, "complement"))
 
     def __invert__(self):
-        return Mask(self.parent, self.structure, not self.complement)
+        if self.parent is None:  # NOT_NULL has no complement to give: refused as before
+            return Mask(self.parent, self.structure, not self.complement)
+        return _mask(self.parent, self.structure, not self.complement)
 
     def __bool__(self):
         raise InvalidValue("a mask has no truth value; pass it as mask=")
@@ -48,14 +50,23 @@ class MaskableMixin:
 
     @property
     def S(self):
-        return Mask(self, structure=True)
+        return _mask(self, True, False)
 
     @property
     def V(self):
-        return Mask(self, structure=False)
+        return _mask(self, False, False)
 
     def __invert__(self):
-        return Mask(self, structure=False, complement=True)
+        return _mask(self, False, True)
+
+
+def _mask(parent, structure, complement):
+    """A Mask from checked fields (a Matrix or Vector parent, two bools): built past
+    __post_init__, whose checks would pass, since masks are made on every call."""
+    mask = object.__new__(Mask)
+    object.__setattr__(mask, "__dict__", {"parent": parent, "structure": structure,
+                                          "complement": complement})
+    return mask
 
 
 def as_mask(mask):

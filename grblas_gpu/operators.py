@@ -5,6 +5,7 @@ so the engine reaches it only through these functions, which import it at call t
 Each takes an operator object, a typed operator or a name, and operand types, and returns
 a ``semirings.Typed`` (operator at one input type).
 """
+from .types import DataType
 
 
 def _semirings():
@@ -21,7 +22,22 @@ def catalog():
 
 
 def semiring(op, t1, t2):
-    return _semirings().resolve_semiring(op, t1, t2)
+    """Memoised per (operator or name, t1, t2) for DataType operands: every mxv, vxm and mxm
+    resolves one, and a name or an operator's typed view never changes once found."""
+    if type(t1) is not DataType or type(t2) is not DataType:
+        return _semirings().resolve_semiring(op, t1, t2)
+    key = (op if type(op) is str else id(op), t1, t2)
+    hit = _semiring_memo.get(key)
+    if hit is not None and (type(op) is str or hit[0] is op):
+        return hit[1]
+    typed = _semirings().resolve_semiring(op, t1, t2)
+    if len(_semiring_memo) > 4096:  # operators made on the fly: keep the memo bounded
+        _semiring_memo.clear()
+    _semiring_memo[key] = (op, typed)  # (holding op: its id is not reused while kept)
+    return typed
+
+
+_semiring_memo = {}  # (threads: get-then-set; two may both resolve, equal, either kept)
 
 
 def binary(op, t1, t2=None):

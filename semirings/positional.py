@@ -21,6 +21,8 @@ these with NotSupported (:func:`is_positional` is the test).
 """
 from dataclasses import dataclass
 
+import numpy as np
+
 from grblas_gpu.errors import NotSupported
 from grblas_gpu.types import ALL_TYPES, INT32, INT64
 
@@ -44,8 +46,9 @@ class PositionalOp(BinaryOp):
 
     def positions(self, i, k, j):
         """The terms' values from their index arrays (NumPy or CuPy), as int64."""
-        which = {"i": i, "k": k, "j": j}[self.index]
-        return which.astype("int64") + self.offset
+        which = i if self.index == "i" else k if self.index == "k" else j
+        z = which.astype(np.int64)
+        return z + self.offset if self.offset else z
 
 
 def _refuse(x, y):

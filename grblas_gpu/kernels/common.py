@@ -74,12 +74,14 @@ def expand(ptr, vecs, lengths=None):
     if lengths is None:
         lengths = ptr[vecs + 1].astype(np.int64) - starts
     lengths = lengths.astype(np.int64, copy=False)
-    if backend.is_gpu:  # (cupy.repeat takes no array of counts)
-        total = int(backend.to_scalar(lengths.sum())) if len(lengths) else 0
-        ends = xp.cumsum(lengths)
-        owner = xp.searchsorted(ends, xp.arange(total), side="right")
-    else:
-        owner = np.repeat(np.arange(len(lengths)), lengths)
-        ends = np.cumsum(lengths)
+    if not backend.is_gpu:  # entry e of vector v: starts[v] + (e - its first entry's e)
+        owner = np.arange(len(lengths)).repeat(lengths)
+        pos = (starts + lengths - lengths.cumsum()).repeat(lengths)
+        pos += np.arange(len(pos))
+        return pos, owner
+    # (cupy.repeat takes no array of counts)
+    total = int(backend.to_scalar(lengths.sum())) if len(lengths) else 0
+    ends = xp.cumsum(lengths)
+    owner = xp.searchsorted(ends, xp.arange(total), side="right")
     pos = starts[owner] + (xp.arange(len(owner)) - (ends - lengths)[owner])
     return pos, owner

@@ -23,8 +23,8 @@ from .segment import segment_reduce
 xp = backend.xp
 
 __all__ = ["Compressed", "DenseOperand", "SparseOperand", "DenseMask", "Product",
-           "allowed_rows", "operand_values", "apply_product", "fold_sorted", "operand_source",
-           "kernel_key"]
+           "allowed_rows", "operand_values", "apply_product", "fold_sorted", "run_starts",
+           "operand_source", "kernel_key"]
 
 
 class Compressed(NamedTuple):
@@ -145,7 +145,7 @@ def apply_product(prod, a, x, o, k):
     index of each term, k: its inner index), in T's type."""
     mult = prod.semiring.op.multiply
     if mult.positional:  # mxv: A(o,k) ⊗ u(k), the term (i, k, j) = (o, k, 0); vxm: (0, k, o)
-        zero = xp.zeros_like(k)
+        zero = xp.zeros(k.shape, dtype=k.dtype)
         z = mult.positions(o, k, zero) if prod.matrix_first else mult.positions(zero, k, o)
         return cast(z, prod.tout, xp)
     fn = mult.numpy
@@ -154,6 +154,14 @@ def apply_product(prod, a, x, o, k):
     if z.shape != a.shape:
         z = xp.broadcast_to(z, a.shape)
     return cast(z, prod.tout, xp)
+
+
+def run_starts(keys):
+    """The offsets where a run of equal keys begins (keys sorted, not empty)."""
+    first = xp.empty(len(keys), dtype=bool)
+    first[0] = True
+    xp.not_equal(keys[1:], keys[:-1], out=first[1:])
+    return first.nonzero()[0]
 
 
 def fold_sorted(keys, vals, prod):
@@ -166,8 +174,7 @@ def fold_runs(keys, vals, monoid, tout):
     ANY takes each run's first value (every candidate is a right answer)."""
     if len(keys) == 0:
         return keys, vals
-    brk = xp.nonzero(keys[1:] != keys[:-1])[0] + 1
-    starts = xp.concatenate([xp.zeros(1, dtype=brk.dtype), brk])
+    starts = run_starts(keys)
     if monoid.all_terminal:
         return keys[starts], vals[starts]
     return keys[starts], segment_reduce(vals, starts, monoid, tout)

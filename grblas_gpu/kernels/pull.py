@@ -69,9 +69,15 @@ __all__ = ["pull"]
 
 def _pull_numpy(B, u, prod, mask):
     n = len(B.ptr) - 1
-    rows = xp.arange(n) if mask is None else xp.nonzero(allowed_rows(mask, n))[0]
-    pos, owner = expand(B.ptr, rows)
-    j = B.idx[pos]
+    if mask is None:  # every row: the entries in order
+        rows = np.arange(n)
+        owner = rows.repeat(np.diff(B.ptr))
+        pos = np.arange(len(owner))
+        j = B.idx[:len(pos)]
+    else:
+        rows = allowed_rows(mask, n).nonzero()[0]
+        pos, owner = expand(B.ptr, rows)
+        j = B.idx[pos]
     if not u.full:
         keep = u.bitmap[j]
         pos, owner, j = pos[keep], owner[keep], j[keep]

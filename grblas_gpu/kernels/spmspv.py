@@ -34,7 +34,7 @@ from .. import backend
 from ..vector import DENSE_THRESHOLD
 from . import launch
 from .common import dummy, expand, scalar_arg
-from .operands import (DenseOperand, SparseOperand, allowed_rows, apply_product, fold_sorted,
+from .operands import (DenseOperand, SparseOperand, apply_product, fold_sorted, run_starts,
                        kernel_key, operand_source, operand_values)
 from .cache import get_functions
 from .cuda_common import c_index_type, fold_start
@@ -632,17 +632,44 @@ def _push_numpy(B, u, prod, mask, nout):
     if isinstance(u, DenseOperand):
         idx = xp.nonzero(u.bitmap)[0]
         u = SparseOperand(idx, None if u.values is None else u.values[idx], u.iso, u.dtype)
-    pos, owner = expand(B.ptr, u.indices.astype(np.int64, copy=False))
-    i = B.idx[pos].astype(np.int64)
-    if mask is not None:
-        keep = allowed_rows(mask, nout)[i]
+    k = u.indices.astype(np.int64, copy=False)
+    pos, owner = expand(B.ptr, k)
+    i = B.idx[pos]  # (B's index type: T's indices are cast to their own on the way out)
+    if len(i) and prod.semiring.monoid.op.all_terminal:
+        # ANY keeps each output's first term (in stable order): compute only those, and
+        # test the mask on them alone (it allows or refuses all of an output's terms)
+        order = i.argsort(kind="stable")
+        keys = i[order]
+        starts = run_starts(keys)
+        first, i = order[starts], keys[starts]
+        if mask is not None:
+            keep = _allowed_at(mask, i)
+            first, i = first[keep], i[keep]
+        return "sparse", i, _products(B, u, prod, pos[first], owner[first], i, k)
+    if mask is not None and len(i):
+        keep = _allowed_at(mask, i)
         pos, owner, i = pos[keep], owner[keep], i[keep]
-    a = operand_values(B, pos, prod.tin)
-    x = operand_values(u, owner, prod.tin)
-    z = apply_product(prod, a, x, i, u.indices[owner].astype(np.int64))
-    order = xp.argsort(i, kind="stable")
+    order = i.argsort(kind="stable")
+    z = _products(B, u, prod, pos, owner, i, k)
     out, vals = fold_sorted(i[order], z[order], prod)
     return "sparse", out, vals
+
+
+def _allowed_at(mask, i):
+    """allowed_rows(mask, n)[i], reading the mask at the outputs i only."""
+    m = mask.bitmap[i].astype(bool, copy=False)
+    if mask.values is not None:
+        m = m & (mask.values[i] != 0)
+    return ~m if mask.complement else m
+
+
+def _products(B, u, prod, pos, owner, i, k):
+    """The terms B(i, k[owner]) ⊗ u(k[owner]) at B's entry positions ``pos``, in T's type."""
+    if prod.positional:  # the terms are indices: no values read
+        return apply_product(prod, None, None, i, k[owner])
+    a = operand_values(B, pos, prod.tin)
+    x = operand_values(u, owner, prod.tin)
+    return apply_product(prod, a, x, i, k[owner])
 
 
 def push(B, u, prod, mask=None, nout=None):

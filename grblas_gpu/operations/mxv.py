@@ -138,6 +138,7 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
 
     # ---- compute T
     prod = operands.Product(typed, matrix_first)
+    reads_a, reads_u = prod.reads
     with oom_guard(what):
         choice = _choose(u, mask, nrows, direction)
         _report(what, choice)
@@ -145,17 +146,17 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
         if allows_nothing(mask):  # w⟨!NULL⟩: nothing to compute
             form, a, b = "sparse", *Vector(prod.tout, nrows)._sparse()
         elif choice.direction == "pull":
-            B = _compressed(A, b_is_a, a_structure, prod.reads[0])
-            U = _dense_operand(u, u_structure, prod.reads[1])
+            B = _compressed(A, b_is_a, a_structure, reads_a)
+            U = _dense_operand(u, u_structure, reads_u)
             form, a, b = pull(B, U, prod, _dense_mask(mask, nrows),
                               plan_cache=A._caching())
             if mask is None and U.full and _no_empty_vectors(A, b_is_a):
                 full = nrows
         else:
-            B = _compressed(A, not b_is_a, a_structure, prod.reads[0])
+            B = _compressed(A, not b_is_a, a_structure, reads_a)
             # u held as a bitmap is pushed as one (listed on the device): no read back
-            U = (_sparse_operand(u, u_structure, prod.reads[1]) if u.has_sparse
-                 else _dense_operand(u, u_structure, prod.reads[1]))
+            U = (_sparse_operand(u, u_structure, reads_u) if u.has_sparse
+                 else _dense_operand(u, u_structure, reads_u))
             form, a, b = spmspv.push(B, U, prod, _dense_mask(mask, nrows), nout=nrows)
         T = (Vector._from_dense(nrows, prod.tout, a, b, full) if form == "dense"
              else Vector._from_sparse(nrows, prod.tout, a, b))
