@@ -1,5 +1,6 @@
 """grblas_gpu: a GraphBLAS engine for GPUs (CuPy) with a NumPy reference backend."""
 from . import backend, memory, types
+from .compile_log import KernelStats, kernel_stats
 from .errors import (AllocFailed, DimensionMismatch, DomainMismatch, EmptyObject,
                      GraphBLASError, IndexOutOfBounds, InternalError, InvalidValue, NotConverged,
                      NotInitialized, NotSupported, TypeNotSupported, status_string)
@@ -17,6 +18,7 @@ from .operations import __all__ as _operations_all
 from . import sampling
 from . import traversal
 from .traversal import traverse
+from .kernel_warmup import WarmupSummary, warmup
 
 __version__ = "0.1.0"
 
@@ -26,5 +28,6 @@ __all__ = [
     "IndexOutOfBounds", "DomainMismatch", "NotSupported", "TypeNotSupported", "AllocFailed",
     "NotConverged", "NotInitialized", "InternalError", "EmptyObject", "status_string", "lookup_dtype",
     "BOOL", "INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64",
-    "FP32", "FP64", *_operations_all, "traversal", "traverse",
+    "FP32", "FP64", *_operations_all, "traversal", "traverse", "KernelStats", "kernel_stats",
+    "warmup", "WarmupSummary",
 ]

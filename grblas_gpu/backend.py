@@ -5,9 +5,11 @@ forces one. Everything else takes ``xp`` from here and never asks which it is,
 except the kernel layer, which holds one implementation per backend.
 """
 import os
+import threading
 
 import numpy
 
+from .compile_log import timed_build
 from .errors import NotSupported
 
 __all__ = ["xp", "name", "is_gpu", "asarray", "to_device", "to_host", "to_scalar", "count_true",
@@ -158,7 +160,7 @@ extern "C" __global__ void count_true(const unsigned char* __restrict__ flags, l
     }
 }
 """
-_count_kernel = None  # (threads: two may both make it, and CuPy compile it twice: equal)
+_count_kernel = None  # built once, under _build_lock
 
 
 _DTYPE_NAMES = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
@@ -179,7 +181,11 @@ def count_true(flags):
     if not is_gpu or flags.data.ptr % 16 or not flags.flags.c_contiguous:
         return int(to_scalar(xp.count_nonzero(flags)))
     if _count_kernel is None:
-        _count_kernel = xp.RawKernel(_COUNT_SOURCE, "count_true")
+        with _build_lock:
+            if _count_kernel is None:
+                kernel = xp.RawKernel(_COUNT_SOURCE, "count_true")
+                timed_build("backend__count_true", ("count_true",), kernel.compile)
+                _count_kernel = kernel
     total = xp.zeros(1, dtype=numpy.uint64)
     n = flags.size
     blocks = max(1, min(1024, -(-n // (16 * 256))))
@@ -211,6 +217,7 @@ ROW_IDS(long long, int, row_ids_int64_int32)
 ROW_IDS(long long, long long, row_ids_int64_int64)
 """
 _row_ids_module = None  # (threads: as _count_kernel)
+_build_lock = threading.Lock()  # the first build of either (one build reported, not two)
 _row_ids_functions = {}  # (index types, device) -> kernel: get_function costs ~5 µs a call
 # (threads: get-then-set; two may both make a value, equal, either kept)
 
@@ -225,8 +232,11 @@ def row_ids(indptr, nnz, dtype):
     memo = (names, xp.cuda.runtime.getDevice())
     kernel = _row_ids_functions.get(memo)
     if kernel is None:
-        if _row_ids_module is None:
-            _row_ids_module = xp.RawModule(code=_ROW_IDS_SOURCE, options=("--std=c++17",))
+        with _build_lock:
+            if _row_ids_module is None:
+                module = xp.RawModule(code=_ROW_IDS_SOURCE, options=("--std=c++17",))
+                timed_build("backend__row_ids", (), module.compile)
+                _row_ids_module = module
         kernel = _row_ids_functions[memo] = _row_ids_module.get_function(
             "row_ids_%s_%s" % names)
     rows = xp.empty(nnz, dtype=dtype)

@@ -1,10 +1,11 @@
-"""``grblas-gpu`` (also ``python -m grblas_gpu``): info, demo, run, conformance, bench.
+"""``grblas-gpu`` (also ``python -m grblas_gpu``): info, demo, run, warmup, conformance, bench.
 
 A thin adapter over the public API: it parses arguments, loads a graph and prints; it
 computes nothing itself. Errors are one line on stderr with exit code 1 (failure) or 2
 (usage), reported in one place (:func:`grblas_gpu.cli_errors.run_main`).
 """
 import argparse
+import importlib.util
 import os
 import re
 import sys
@@ -146,6 +147,61 @@ def _cmd_run(args):
     return 0
 
 
+_WARMUP_EPILOG = """\
+Runs each operation of the common set once on a small graph, so that its kernels are
+compiled (or loaded from CuPy's disk cache, CUPY_CACHE_DIR) before a loop needs them. An
+unknown operation, type or semiring: usage error (2). On the NumPy backend the calls run
+and nothing is compiled.
+
+"""
+
+
+def _name_list(text):
+    """argparse type of a comma-separated list of names."""
+    names = [w.strip() for w in text.split(",") if w.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected names separated by commas")
+    return names
+
+
+def _check_warmup_names(args):
+    """Unknown names are usage errors (as an unknown algorithm is), found before any work."""
+    from .errors import GraphBLASError
+    from .kernel_warmup import OPERATIONS
+    from .types import lookup_dtype
+
+    for name in args.operations or ():
+        if name not in OPERATIONS:
+            raise UsageError(f"unknown operation {name!r}; choose from {', '.join(OPERATIONS)}")
+    for what, names, check in (("type", args.types, lookup_dtype),
+                               ("semiring", args.semirings,
+                                lambda s: operators.catalog().lookup(s, kind="semiring"))):
+        for name in names or ():
+            try:
+                check(name)
+            except GraphBLASError:
+                raise UsageError(f"unknown {what} {name!r}") from None
+
+
+def _cmd_warmup(args):
+    import logging
+
+    from .kernel_warmup import warmup
+
+    _check_warmup_names(args)
+    if args.log:   # each module built, as it is built
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        logger = logging.getLogger("grblas_gpu.kernels")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+    # a bar only where tqdm is installed (warmup's own fallback prints a line per step)
+    progress = not args.quiet and importlib.util.find_spec("tqdm") is not None
+    summary = warmup(args.operations, args.types, args.semirings, progress=progress)
+    print(f"backend {backend.name}: {summary}")
+    return 0
+
+
 def _parser():
     # --debug is read by run_main wherever it stands; declared here for --help and parsing
     debug = ArgumentParser(add_help=False)
@@ -170,6 +226,19 @@ def _parser():
     p.add_argument("--trace", action="store_true", help="print per-iteration figures")
     p.add_argument("--plot", metavar="PNG", help="draw the result (needs matplotlib)")
     p.set_defaults(func=_cmd_run)
+    p = sub.add_parser("warmup", help="compile the kernels of common operations ahead of time",
+                       parents=[debug], epilog=_WARMUP_EPILOG + EXIT_CODES_HELP)
+    p.add_argument("--operations", metavar="OPS", type=_name_list,
+                   help="comma-separated, e.g. mxv,vxm (default: all of the common set)")
+    p.add_argument("--types", metavar="TYPES", type=_name_list,
+                   help="comma-separated, e.g. BOOL,FP64 (default: BOOL,INT32,INT64,FP32,FP64)")
+    p.add_argument("--semirings", metavar="SEMIRINGS", type=_name_list,
+                   help="comma-separated, e.g. any_pair,min_plus (default: any_pair, "
+                        "any_secondi, min_plus, plus_times, plus_second, min_second)")
+    p.add_argument("--log", action="store_true", help="print each kernel module as it is built")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (shown when tqdm is "
+                   "installed)")
+    p.set_defaults(func=_cmd_warmup)
     sub.add_parser("conformance", help="compare against SuiteSparse (python -m conformance)")
     sub.add_parser("bench", help="benchmarks, e.g. bench --gap (python -m benchmarks; needs "
                    "the source tree)")

@@ -365,6 +365,9 @@ CALLS = {
     "traversal.next_direction": lambda o: (gg.traversal.next_direction, [True],
                                            dict(mf=3, nf=1, seen=3, growing=True, n=4, m=6,
                                                 alpha=15, beta=18, can_pull=True)),
+    # ---- kernel builds: statistics and the warm-up (narrowed: the fuzzer calls it often)
+    "kernel_stats": lambda o: (gg.kernel_stats, [], dict(reset=False)),
+    "warmup": lambda o: (gg.warmup, [["apply"], ["INT32"], ["min_plus"]], dict(progress=False)),
     "traversal.rule_in_c": lambda o: (gg.traversal.rule_in_c, ["mf > m / alpha"], {}),
     # ---- generators
     "generate.rmat": lambda o: (generate.rmat, [3, 2, 0.57, 0.19, 0.19],
@@ -452,6 +455,8 @@ NOT_FUZZED = {
     "TransposedMatrix.__init__": "not public: a view comes from A.T",
     "Modifier": "an enum", "Request": "an enum", "Method": "an enum",
     "sampling.BiasTable": "a namedtuple of bias_table's results (select_biased fuzzes its use)",
+    "KernelStats": "a namedtuple of kernel_stats's results",
+    "WarmupSummary": "a namedtuple of warmup's results",
 }
 
 # calls that raise by design (a container has no truth value and no ==)

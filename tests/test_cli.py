@@ -281,3 +281,54 @@ def test_processes_exit_with_the_code_and_one_line():
                            cwd=REPO, timeout=120)
         assert p.returncode == code and p.stdout == ""
         assert len(p.stderr.splitlines()) == 1 and "error:" in p.stderr, p.stderr
+
+
+# --------------------------------------------------------------------------------- warmup
+def test_warmup_prints_its_summary(capsys):
+    assert cli.main(["warmup", "--operations", "vxm,apply", "--types", "BOOL,FP64",
+                     "--semirings", "any_pair,min_plus", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    line, = out.splitlines()
+    assert line.startswith(f"backend {backend.name}: warm-up: ") and " calls (" in line
+    assert err == ""
+
+
+def test_warmup_log_prints_each_build(capsys, monkeypatch):
+    from grblas_gpu import compile_log, kernel_warmup
+
+    def fake(*args, **kwargs):   # one build, as the kernel cache reports it
+        compile_log.record("family__variant__fp64", ("k",), 0.25, False)
+        return kernel_warmup.WarmupSummary(1, 0, 1, 1, 0, 0, 0.25, 0.3)
+
+    monkeypatch.setattr(kernel_warmup, "warmup", fake)
+    try:
+        assert cli.main(["warmup", "--log", "--quiet"]) == 0
+    finally:
+        import grblas_gpu as gg
+        import logging
+
+        logger = logging.getLogger("grblas_gpu.kernels")
+        for h in list(logger.handlers):
+            logger.removeHandler(h)
+        logger.setLevel(logging.NOTSET)
+        gg.kernel_stats(reset=True)
+    out, err = capsys.readouterr()
+    assert "grblas_gpu.kernels: kernel module family__variant__fp64 compiled by NVRTC in " \
+           "0.250 s (kernels: k)" in err
+    assert "1 kernel modules built (1 compiled" in out
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["warmup", "--operations", "bogus"], "unknown operation 'bogus'; choose from mxv"),
+    (["warmup", "--types", "FP128"], "unknown type 'FP128'"),
+    (["warmup", "--semirings", "no_such"], "unknown semiring 'no_such'"),
+    (["warmup", "--semirings", "plus"], "unknown semiring 'plus'"),
+    (["warmup", "--operations", ","], "expected names separated by commas"),
+    (["warmup", "--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_warmup_usage_errors_exit_2(capsys, monkeypatch, argv, needle):
+    from grblas_gpu import kernel_warmup
+
+    monkeypatch.setattr(kernel_warmup, "warmup", lambda *a, **k: pytest.fail("it ran"))
+    assert cli.main(argv) == 2
+    assert needle in _error_line(capsys)

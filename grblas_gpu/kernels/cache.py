@@ -4,6 +4,8 @@ A ``KernelKey`` names the kernel family, the variant, the operators and the type
 other specialisation: mask kind, index type, iso inputs). Kernels are compiled once per
 (key, device) with NVRTC through CuPy and memoised; the generated source stays inspectable
 through :func:`source_of`. CuPy additionally keeps compiled binaries in its disk cache.
+A module is compiled (or loaded from that disk cache) here, at its first lookup, and every
+build is logged and counted (:mod:`grblas_gpu.compile_log`, ``gg.kernel_stats()``).
 
 Threads: a lookup that finds its kernel takes no lock; a miss compiles under one lock, so
 threads asking for the same new kernel at once compile it once and share it.
@@ -12,6 +14,7 @@ import threading
 from dataclasses import dataclass
 
 from .. import backend
+from ..compile_log import timed_build
 
 __all__ = ["KernelKey", "get_kernel", "get_functions", "source_of", "cached_keys", "compile_lock"]
 
@@ -52,16 +55,32 @@ def get_kernel(key, build_source, name, *, options=("--std=c++17",), module=Fals
     memo = (key, name, _device_id())
     kernel = _kernels.get(memo)
     if kernel is None:
-        with compile_lock:
-            kernel = _kernels.get(memo)
-            if kernel is None:
-                src = _sources.get(key)
-                if src is None:
-                    src = _sources[key] = build_source()
-                mod = backend.xp.RawModule(code=src, options=tuple(options))
-                kernel = mod if module else mod.get_function(name)
-                _kernels[memo] = kernel
+        kernel = _build(memo, build_source, options, module, () if module else (name,))
     return kernel
+
+
+def _build(memo, build_source, options, module, names):
+    """get_kernel's miss: the module built once under the lock (``names``: the kernels
+    the build is reported with)."""
+    key, name, _ = memo
+    with compile_lock:
+        kernel = _kernels.get(memo)
+        if kernel is None:
+            src = _sources.get(key)
+            if src is None:
+                src = _sources[key] = build_source()
+            mod = _new_module(key, src, tuple(options), names)
+            kernel = mod if module else mod.get_function(name)
+            _kernels[memo] = kernel
+    return kernel
+
+
+def _new_module(key, src, options, names):
+    """The RawModule of ``src``, compiled now (CuPy would compile it at its first
+    get_function), timed and reported as one build."""
+    mod = backend.xp.RawModule(code=src, options=options)
+    timed_build(key, names, mod.compile)
+    return mod
 
 
 _tables = {}
@@ -75,7 +94,7 @@ class _Functions(dict):
         self.module = module
 
     def __missing__(self, name):
-        # CuPy compiles a RawModule at its first get_function: under the lock, once
+        # (the module is compiled already: get_function loads one function, once)
         with compile_lock:
             kernel = dict.get(self, name)
             if kernel is None:
@@ -93,8 +112,8 @@ def get_functions(key, build_source, names=(), *, options=("--std=c++17",)):
         with compile_lock:
             table = _tables.get(memo)
             if table is None:
-                table = _tables[memo] = _Functions(
-                    get_kernel(key, build_source, "module", options=options, module=True))
+                table = _tables[memo] = _Functions(_build(
+                    (key, "module", memo[1]), build_source, options, True, tuple(names)))
     for name in names:
         table[name]  # noqa: B018  (a kernel missing from the module fails here, not later)
     return table

@@ -23,6 +23,7 @@ expression), and the caller takes its general path, which computes the same valu
 import numpy as np
 
 from .. import backend
+from ..compile_log import timed_build
 from ..operators import y_domain
 from ..types import lookup_dtype
 from . import cache, launch
@@ -79,7 +80,10 @@ class _StridedKernel:
                                 enumerate(zip(self.params, scalars)) if not (raw or scalar))
             fn = backend.xp.RawKernel(self._source(scalars), self.name,
                                       options=("--std=c++17",))
-            fn.compile()   # (CuPy compiles at the first launch otherwise, past the lock)
+            # (CuPy compiles at the first launch otherwise, past the lock)
+            timed_build(f"elementwise__{self.name}__" + "".join("s" if s else "a"
+                                                                for s in scalars),
+                        (self.name,), fn.compile)
             self._fn = fn
 
     def _source(self, scalars):
