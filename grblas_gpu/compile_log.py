@@ -91,11 +91,9 @@ def _cache_dir():
     """CuPy's disk-cache directory, or None where no file is written (in-memory cache)."""
     if os.environ.get("CUPY_CACHE_IN_MEMORY", "0") not in ("", "0"):
         return None
-    try:
-        from cupy.cuda import compiler
-    except ImportError:
-        return None
-    return compiler.get_cache_dir()
+    # CuPy's documented location (CUPY_CACHE_DIR, default ~/.cupy/kernel_cache); its own
+    # getter is private and has moved between versions.
+    return os.environ.get("CUPY_CACHE_DIR") or os.path.expanduser("~/.cupy/kernel_cache")
 
 
 def _cubins(path):
