@@ -91,6 +91,10 @@ def _cache_dir():
     """CuPy's disk-cache directory, or None where no file is written (in-memory cache)."""
     if os.environ.get("CUPY_CACHE_IN_MEMORY", "0") not in ("", "0"):
         return None
+    try:
+        import cupy  # noqa: F401  (no CuPy: nothing is written, nothing to tell)
+    except ImportError:
+        return None
     # CuPy's documented location (CUPY_CACHE_DIR, default ~/.cupy/kernel_cache); its own
     # getter is private and has moved between versions.
     return os.environ.get("CUPY_CACHE_DIR") or os.path.expanduser("~/.cupy/kernel_cache")
