@@ -215,21 +215,42 @@ ROW_IDS(int, int, row_ids_int32_int32)
 ROW_IDS(int, long long, row_ids_int32_int64)
 ROW_IDS(long long, int, row_ids_int64_int32)
 ROW_IDS(long long, long long, row_ids_int64_int64)
+
+// A sparse vector's dense form in one launch: values[idx[k]] = vals[k] (or the iso word),
+// bitmap[idx[k]] = true. Values move as words of their size (no conversion).
+template <typename I, typename W>
+__device__ void scatter_dense(const I* __restrict__ idx, const W* __restrict__ vals, W iso,
+                              long long n, W* __restrict__ values, bool* __restrict__ bitmap) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += stride) {
+        const I p = idx[k];
+        values[p] = vals ? vals[k] : iso;
+        bitmap[p] = true;
+    }
+}
+#define SCATTER(I, W, NAME) extern "C" __global__ void NAME(const I* idx, const W* vals, \
+    W iso, long long n, W* values, bool* bitmap) { scatter_dense<I, W>(idx, vals, iso, n, \
+    values, bitmap); }
+SCATTER(int, unsigned char, scatter_dense_int32_1)
+SCATTER(int, unsigned short, scatter_dense_int32_2)
+SCATTER(int, unsigned int, scatter_dense_int32_4)
+SCATTER(int, unsigned long long, scatter_dense_int32_8)
+SCATTER(long long, unsigned char, scatter_dense_int64_1)
+SCATTER(long long, unsigned short, scatter_dense_int64_2)
+SCATTER(long long, unsigned int, scatter_dense_int64_4)
+SCATTER(long long, unsigned long long, scatter_dense_int64_8)
 """
+_WORDS = {1: numpy.uint8, 2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}
 _row_ids_module = None  # (threads: as _count_kernel)
 _build_lock = threading.Lock()  # the first build of either (one build reported, not two)
 _row_ids_functions = {}  # (index types, device) -> kernel: get_function costs ~5 µs a call
 # (threads: get-then-set; two may both make a value, equal, either kept)
 
 
-def row_ids(indptr, nnz, dtype):
-    """rows[p] = r for every p in [indptr[r], indptr[r+1]): an int array of ``dtype``."""
+def _module_function(name):
+    """A kernel of the module above (built once), memoised per device."""
     global _row_ids_module
-    nrows = len(indptr) - 1
-    names = (dtype_name(indptr.dtype), dtype_name(dtype))
-    if not is_gpu or nnz == 0 or any(t not in ("int32", "int64") for t in names):
-        return (xp.searchsorted(indptr, xp.arange(nnz), side="right") - 1).astype(dtype)
-    memo = (names, xp.cuda.runtime.getDevice())
+    memo = (name, xp.cuda.runtime.getDevice())
     kernel = _row_ids_functions.get(memo)
     if kernel is None:
         with _build_lock:
@@ -237,13 +258,45 @@ def row_ids(indptr, nnz, dtype):
                 module = xp.RawModule(code=_ROW_IDS_SOURCE, options=("--std=c++17",))
                 timed_build("backend__row_ids", (), module.compile)
                 _row_ids_module = module
-        kernel = _row_ids_functions[memo] = _row_ids_module.get_function(
-            "row_ids_%s_%s" % names)
+        kernel = _row_ids_functions[memo] = _row_ids_module.get_function(name)
+    return kernel
+
+
+def row_ids(indptr, nnz, dtype):
+    """rows[p] = r for every p in [indptr[r], indptr[r+1]): an int array of ``dtype``."""
+    nrows = len(indptr) - 1
+    names = (dtype_name(indptr.dtype), dtype_name(dtype))
+    if not is_gpu or nnz == 0 or any(t not in ("int32", "int64") for t in names):
+        return (xp.searchsorted(indptr, xp.arange(nnz), side="right") - 1).astype(dtype)
+    kernel = _module_function("row_ids_%s_%s" % names)
     rows = xp.empty(nnz, dtype=dtype)
     lanes = 32 if nnz >= 8 * nrows else 1
     blocks = max(1, min(4096, -(-nrows * lanes // 256)))
     kernel((blocks,), (256,), (indptr, numpy.int64(nrows), rows, numpy.int32(lanes)))
     return rows
+
+
+def scatter_dense(idx, vals, iso, values, bitmap):
+    """values[idx] = vals (or the scalar ``iso`` where vals is None), bitmap[idx] = True:
+    one launch on the GPU (two fancy-index stores cost CuPy ~30 µs of host time each)."""
+    n = len(idx)
+    word = values.dtype.itemsize
+    idx_name = dtype_name(idx.dtype)
+    if (not is_gpu or word not in _WORDS or idx_name not in ("int32", "int64")
+            or not values.flags.c_contiguous):
+        values[idx] = vals if vals is not None else iso
+        bitmap[idx] = True
+        return
+    if n == 0:
+        return
+    w = _WORDS[word]
+    iso_word = (numpy.asarray(iso if vals is None else 0, dtype=values.dtype)
+                .reshape(1).view(w)[0])
+    src = numpy.uint64(0) if vals is None else xp.ascontiguousarray(vals).view(w)  # (null: iso)
+    kernel = _module_function("scatter_dense_%s_%d" % (idx_name, word))
+    blocks = max(1, min(4096, -(-n // 256)))
+    kernel((blocks,), (256,), (xp.ascontiguousarray(idx), src, iso_word, numpy.int64(n),
+                               values.view(w), bitmap))
 
 
 def mirror_positions(indptr, indices, rows, *, positions=True):

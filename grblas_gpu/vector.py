@@ -338,8 +338,7 @@ class Vector(MaskableMixin, ElementwiseMethods):
         else:
             bitmap.fill(False)
         if len(idx):  # (a scatter of nothing still costs CuPy 30-40 µs of host time)
-            values[idx] = self._values_full()
-            bitmap[idx] = True
+            backend.scatter_dense(idx, self._sp[1], self._iso, values, bitmap)
         self._dn = (values, bitmap)
 
     def _require_dense(self, extra_itemsize, what):

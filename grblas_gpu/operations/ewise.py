@@ -28,7 +28,7 @@ from ._common import (check_output_shape, computed, matrix_input, output_args, u
                       vector_input)
 from ._keys import build_like, entries, linear_keys, member, merge_positions
 from ._opargs import bound_binary, ewise_binary, result_array, scalar_of
-from .writeback import write_back
+from .writeback import dense_pays, write_back
 
 xp = backend.xp
 
@@ -89,7 +89,8 @@ def _finish(C, A, B, typed, mode, defaults, mask, accum, desc):
         if isinstance(A, Vector) and mode == "mult" and (_sparse_full(A, B)
                                                          or _sparse_full(B, A)):
             return _sparse_times_full(A, B, typed)
-        if isinstance(A, Vector) and _dense_ready(A) and _dense_ready(B):
+        if isinstance(A, Vector) and ((_dense_ready(A) and _dense_ready(B))
+                                      or dense_pays(A, B)):
             return _dense(A, B, typed, mode, defaults, C)
         return _merged(A, B, typed, mode, defaults)
     return write_back(C, computed(C, mask, compute), mask=mask, accum=acc, replace=d.replace)

@@ -30,7 +30,7 @@ from ._keys import (build_like as _build_like, entries as _entries, linear_keys 
 
 xp = backend.xp
 
-__all__ = ["write_back", "check_mask_shape", "allows_nothing"]
+__all__ = ["write_back", "check_mask_shape", "allows_nothing", "dense_pays"]
 
 
 def check_mask_shape(C, mask):
@@ -58,7 +58,8 @@ def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False)
             C._swap_in(_keeping_fixed_bitmap(C, T._cast_to(C.dtype)))
             return C
     if isinstance(C, Vector) and (T.has_dense or C.has_dense
-                                  or (mask is not None and mask.parent.has_dense)):
+                                  or (mask is not None and mask.parent.has_dense)
+                                  or dense_pays(C, T, None if mask is None else mask.parent)):
         new = _dense_vector(C, T, mask, accum, replace)
     elif (mask is None or t_is_masked) and _stores_nothing(C):
         # nothing of C to accumulate into or to keep outside the mask: Z = T, in C's type
@@ -67,6 +68,21 @@ def write_back(C, T, *, mask=None, accum=None, replace=False, t_is_masked=False)
         new = _merged(C, T, mask, accum, replace)
     C._swap_in(new)
     return C
+
+
+# A pass over a dense vector this short costs the GPU a few µs, while merging sorted keys
+# compacts by boolean masks, each reading a count back to the host (20-200 µs).
+GPU_DENSE_SIZE = 1 << 24
+
+
+def dense_pays(*vectors):
+    """Vectors (None skipped) are better worked in their dense forms than merged as sorted
+    keys: on the GPU when short (GPU_DENSE_SIZE), else (and on the host) when their entries
+    are at least a sixteenth of the size."""
+    size = vectors[0].size
+    if backend.is_gpu and size <= GPU_DENSE_SIZE:
+        return True
+    return 16 * sum(v._nvals or 0 for v in vectors if v is not None) >= size
 
 
 def _keeping_fixed_bitmap(C, new):
