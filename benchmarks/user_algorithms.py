@@ -1,0 +1,120 @@
+"""Two algorithms written as a user would: public API only (``grblas_gpu``, ``semirings``).
+
+They are the benchmark's measure of an operation's fixed cost (issue 35): nothing here is
+fused or cached by the engine for them, every step is one GraphBLAS call.
+
+BFS, LAGraph's LG_BreadthFirstSearch_SSGrB (parents only). q: the frontier, valued by each
+vertex's parent; π: the parents (its pattern: the visited set, π(s) = s). Per level:
+
+    push (q sparse):   q⟨¬π.S, replace⟩ = q any.secondi A     (vxm; secondi: the row i of
+                                                              A(i, j), the frontier vertex)
+    pull (q large):    q⟨¬π.S, replace⟩ = Aᵀ any.secondi q    (mxv; secondi: the index i of
+                                                              q(i), again the frontier vertex)
+    π⟨q.S⟩ = q ;  stop when |q| = 0
+
+Direction, LAGraph's rule (alpha = 8, beta1 = 8, beta2 = 512): while pushing, switch to pull
+when the frontier grows and its out-edges exceed the unexplored edges / alpha (after a pull,
+when it grows past n / beta1); back to push when it shrinks to n / beta2 or fewer; pull no
+more once fewer than n edges are unexplored. Pull needs Aᵀ (A itself for an undirected
+graph); without it the search only pushes.
+
+PageRank, LAGraph's LAGr_PageRank (GAP's formulation and stopping rule), with d the
+out-degrees scaled by 1 / damping and sink damping / n at the vertices without out-edges, 0
+elsewhere (full, so s always has its entry):
+
+    t = r ;  s = +/(t .* sink) ;  w = t ./ d
+    r(:) = (1 - damping) / n + s ;  r += Aᵀ plus.second w
+    stop when ||t - r||₁ <= tol
+
+s stays on the device (a 1-entry Vector, GraphBLAS's GrB_Scalar), so the one read per
+iteration is the L1 change.
+"""
+import grblas_gpu as gg
+import semirings
+
+__all__ = ["user_bfs", "user_pagerank", "ALPHA", "BETA1", "BETA2"]
+
+ALPHA, BETA1, BETA2 = 8.0, 8.0, 512.0   # LAGraph's push/pull thresholds
+REPLACE = gg.Descriptor(replace=True)
+
+
+def out_degree(A, dtype=gg.INT64):
+    """deg = A plus.pair 1: each row's entry count (rows without any: no entry)."""
+    ones = gg.assign(gg.Vector(dtype, A.ncols), 1, gg.ALL)
+    return gg.mxv(gg.Vector(dtype, A.nrows), A, ones, semirings.plus_pair)
+
+
+def user_bfs(A, AT, source):
+    """BFS parents from ``source``: an INT64 Vector, π(source) = source, no entry where
+    unreached. ``AT``: Aᵀ (A itself when A is symmetric), or None to push only."""
+    n = A.nrows
+    pi = gg.Vector.from_coo([source], [source], size=n, dtype=gg.INT64)
+    q = pi.dup()
+    can_pull, push, any_pull = AT is not None, True, False
+    if can_pull:
+        deg, w = out_degree(A), gg.Vector(gg.INT64, n)
+    nq, last_nq, unexplored, visited = 1, 0, A.nvals, 1
+    while visited < n:
+        if can_pull and push:
+            growing = nq > last_nq
+            if unexplored < n:
+                can_pull = False                 # little is left: push to the end
+            elif any_pull:
+                push = not (growing and nq > n / BETA1)
+            else:
+                # w⟨q.S, replace⟩ = deg ;  mf = +/w, the edges out of the frontier
+                gg.assign(w, deg, gg.ALL, mask=q.S, desc=REPLACE)
+                mf = int(gg.reduce_scalar(w, semirings.monoid.plus))
+                unexplored -= mf
+                push = not (growing and mf > unexplored / ALPHA)
+        elif can_pull:
+            push = nq < last_nq and nq <= n / BETA2
+        any_pull = any_pull or not push
+        if push:
+            # q⟨¬π.S, replace⟩ = q any.secondi A
+            gg.vxm(q, q, A, semirings.any_secondi, mask=~pi.S, desc=REPLACE)
+        else:
+            # q⟨¬π.S, replace⟩ = Aᵀ any.secondi q
+            gg.mxv(q, AT, q, semirings.any_secondi, mask=~pi.S, desc=REPLACE)
+        last_nq, nq = nq, q.nvals
+        if nq == 0:
+            break
+        # π⟨q.S⟩ = q
+        gg.assign(pi, q, gg.ALL, mask=q.S)
+        visited += nq
+    return pi
+
+
+def user_pagerank(A, AT, damping=0.85, tol=1e-4, max_iter=100):
+    """(ranks as an FP32 Vector summing to 1, iterations). ``AT``: Aᵀ (A itself when A is
+    symmetric), or None to multiply by A from the left (vxm). Stops when an iteration moves
+    the ranks by at most ``tol`` in L1 (at ``max_iter`` regardless)."""
+    n = A.nrows
+    # d = out-degree / damping ;  sink(:) = 0 ;  sink⟨¬d.S⟩ = damping / n
+    d = gg.apply(gg.Vector(gg.FP32, n), out_degree(A, gg.FP32), semirings.binary.div,
+                 right=damping)
+    sink = gg.assign(gg.Vector(gg.FP32, n), 0, gg.ALL)
+    gg.assign(sink, damping / n, gg.ALL, mask=~d.S)
+    r = gg.assign(gg.Vector(gg.FP32, n), 1.0 / n, gg.ALL)
+    t, w, s = gg.Vector(gg.FP32, n), gg.Vector(gg.FP32, n), gg.Vector(gg.FP32, 1)
+    for it in range(1, max_iter + 1):
+        r, t = t, r                                                   # t: the last ranks
+        # s = +/(t .* sink)
+        gg.reduce_scalar(gg.ewise_mult(w, t, sink, semirings.binary.times),
+                         semirings.monoid.plus, out=s)
+        # w = t ./ d
+        gg.ewise_mult(w, t, d, semirings.binary.div)
+        # r(:) = (1 - damping) / n + s
+        gg.assign(r, (1 - damping) / n, gg.ALL)
+        gg.apply(r, r, semirings.binary.plus, right=s)
+        if AT is not None:
+            # r += Aᵀ plus.second w
+            gg.mxv(r, AT, w, semirings.plus_second, accum=semirings.binary.plus)
+        else:
+            # r += w plus.first A
+            gg.vxm(r, w, A, semirings.plus_first, accum=semirings.binary.plus)
+        # t = |t - r| ;  change = +/t
+        gg.apply(t, gg.ewise_add(t, t, r, semirings.binary.minus), semirings.unary.abs)
+        if gg.reduce_scalar(t, semirings.monoid.plus) <= tol:
+            break
+    return r, it
