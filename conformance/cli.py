@@ -143,6 +143,7 @@ def _main(argv, prog):
     with cli_progress.bar(total=len(cases), desc="conformance", unit="case",
                           quiet=args.quiet) as bar:
         drawn = cli_progress.shown(args.quiet)
+        bar.postfix(failed=0, refresh=True)
 
         def progress(o):
             if o.case.op != current[0]:
@@ -151,10 +152,11 @@ def _main(argv, prog):
                     bar.describe(o.case.op)
                 else:
                     print(f"  {o.case.op} ...", flush=True)
-            if o.status == "failed":
+            failed = o.status == "failed"
+            if failed:
                 nfailed[0] += 1
                 bar.write(f"    FAILED {o.case.key}: {o.case.label}\n      {o.reason}")
-            bar.postfix(failed=nfailed[0])
+                bar.postfix(failed=nfailed[0], refresh=True)
             bar.update()
 
         outcomes = run(cases, shrink=not args.no_shrink, progress=progress)

@@ -101,7 +101,7 @@ def collect():
     return {**{k: info[k] for k in _ORDER}, **info}
 
 
-def print_info(info, file=sys.stdout):
+def print_info(info, file=None):
     width = max(map(len, info))
     for key, value in info.items():
-        print(f"{key:<{width}}  {value}", file=file)
+        print(f"{key:<{width}}  {value}", file=file or sys.stdout)

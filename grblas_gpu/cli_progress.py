@@ -2,7 +2,7 @@
 
     with bar(total=None, desc=None, unit="it", quiet=False, delay=0.0) as b:
         b.update()                        # one step done
-        b.postfix(failed=2)               # figures beside the bar
+        b.postfix(failed=2)               # figures beside the bar (refresh=True: now)
         b.write("a line")                 # a line on stdout, above the bar
 
 A bar is drawn on stderr when stderr is a terminal, ``quiet`` is false and tqdm is
@@ -51,7 +51,7 @@ class _Silent:
     def update(self, n=1):
         pass
 
-    def postfix(self, **figures):
+    def postfix(self, refresh=False, **figures):
         pass
 
     def describe(self, text):
@@ -77,8 +77,8 @@ class _Bar(_Silent):
     def update(self, n=1):
         self._bar.update(n)
 
-    def postfix(self, **figures):
-        self._bar.set_postfix({k: _fmt(v) for k, v in figures.items()}, refresh=False)
+    def postfix(self, refresh=False, **figures):
+        self._bar.set_postfix({k: _fmt(v) for k, v in figures.items()}, refresh=refresh)
 
     def describe(self, text):
         self._bar.set_description_str(text, refresh=False)
