@@ -57,30 +57,58 @@ __all__ += sampling.__all__
 
 
 # ------------------------------------------------------------------------------ CLI
+# ``grblas-gpu run ALGO GRAPH`` calls CLI_ALGORITHMS[ALGO](A, trace=..., source=...): a
+# runner's keyword parameters are the options it takes (the CLI refuses the others), the
+# first line of its docstring is its line in ``run --help``.
 def _run_bfs(A, source=0, trace=None):
+    """levels and parents from --source (direction-optimising BFS)"""
     return bfs(A, source, trace=trace)  # pulls where A's pattern is symmetric or has Aᵀ
 
 
-def _run_triangles(A, source=0, trace=None):
+def _run_sssp(A, source=0, trace=None):
+    """shortest path lengths from --source (min.+ Bellman-Ford)"""
+    return sssp(A, source, trace=trace)
+
+
+def _run_widest_path(A, source=0, trace=None):
+    """widest path widths from --source (max.min)"""
+    return widest_path(A, source, trace=trace)
+
+
+def _run_pagerank(A, trace=None):
+    """PageRank, alpha 0.85 (power method)"""
+    return pagerank(A, trace=trace)
+
+
+def _run_triangles(A, trace=None):
+    """the number of triangles (masked L plus.pair Lᵀ)"""
     return triangle_count(A)
 
 
-def _run_spectral(A, source=0, trace=None):
+def _run_spectral(A, trace=None):
+    """two clusters by modularity maximisation (Lanczos, k-means)"""
     return spectral_clustering(A, 2, 2, MODULARITY_MAXIMIZATION, trace=trace)
 
 
-# name -> runner(A, source=, trace=), for ``grblas-gpu run ALGO GRAPH``
+def _run_components(A, trace=None):
+    """weakly connected components (FastSV)"""
+    return connected_components(A, trace=trace)
+
+
+def _run_betweenness(A, source=0, trace=None):
+    """Brandes dependencies from --source (betweenness of one source)"""
+    return betweenness(A, [source], trace=trace)
+
+
 CLI_ALGORITHMS = {
     "bfs": _run_bfs,
-    "sssp": lambda A, source=0, trace=None: sssp(A, source, trace=trace),
-    "widest_path": lambda A, source=0, trace=None: widest_path(A, source, trace=trace),
-    "pagerank": lambda A, source=0, trace=None: pagerank(A, trace=trace),
+    "sssp": _run_sssp,
+    "widest_path": _run_widest_path,
+    "pagerank": _run_pagerank,
     "triangle_count": _run_triangles,
     "spectral_clustering": _run_spectral,
-    "connected_components":
-        lambda A, source=0, trace=None: connected_components(A, trace=trace),
-    # the dependencies from the one source (betweenness sums them over the sources given)
-    "betweenness": lambda A, source=0, trace=None: betweenness(A, [source], trace=trace),
+    "connected_components": _run_components,
+    "betweenness": _run_betweenness,
 }
 
 

@@ -10,6 +10,11 @@ prints the device, a table of all rows, and writes them as JSON. :func:`timed` i
 timer the case modules share: the median of ``reps`` runs after ``warmup`` runs (which also
 compile the kernels), with CUDA events on the GPU and the wall clock otherwise.
 
+``--plot FILE`` draws the rows as a chart (:mod:`benchmarks.chart`: seconds per case, the
+methods side by side); ``--from-json F`` prints and draws the rows of an earlier ``--json``
+instead of running. A progress bar (cases done) is drawn on stderr when it is a terminal
+and tqdm is installed, unless ``--quiet``.
+
 ``python -m benchmarks`` runs :func:`command`: errors are one line on stderr, exit code 2
 for bad arguments (an unknown case module or case), 1 for a failure
 (:mod:`grblas_gpu.cli_errors`).
@@ -26,8 +31,8 @@ import time
 # before anything loads the OpenMP runtime
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from grblas_gpu import backend  # noqa: E402
-from grblas_gpu.cli_errors import EXIT_CODES_HELP, ArgumentParser, UsageError  # noqa: E402
+from grblas_gpu import backend, cli_progress  # noqa: E402
+from grblas_gpu.cli_errors import EXIT_CODES_HELP, ArgumentParser, Failure, UsageError  # noqa: E402,E501
 from grblas_gpu.cli_errors import check_writable, run_main  # noqa: E402
 
 __all__ = ["main", "command", "timed", "print_table"]
@@ -98,12 +103,17 @@ def _fmt(v):
     return str(v)
 
 
-def print_table(rows):
-    """One line per row: the common columns first, then each row's own keys."""
+def print_table(rows, write=None):
+    """One line per row: the common columns first, then each row's own keys. ``write``:
+    how a line is written (default: print it)."""
     first = ["case", "scale", "method", "semiring", "seconds"]
     for row in rows:
         keys = [k for k in first if k in row] + [k for k in row if k not in first]
-        print("  ".join(f"{k}={_fmt(row[k])}" for k in keys), flush=True)
+        line = "  ".join(f"{k}={_fmt(row[k])}" for k in keys)
+        if write is None:
+            print(line, flush=True)
+        else:
+            write(line)
 
 
 def _case_module(name):
@@ -141,14 +151,20 @@ def command(argv=None):
 
 def main(argv=None, prog=PROG):
     """Run the benchmarks the command line names; returns the rows (errors raise)."""
-    p = ArgumentParser(prog=prog, description=__doc__.splitlines()[0], epilog=EXIT_CODES_HELP)
+    p = ArgumentParser(prog=prog, description="Runs grblas_gpu's benchmarks and their peers; "
+                       "prints one table of rows.", epilog=EXIT_CODES_HELP)
     p.add_argument("--scale", type=int, default=None, help="R-MAT scale for every case "
                    "(default: each case's own)")
     p.add_argument("--cases", default=DEFAULT_CASES,
                    help=f"comma-separated case modules (default {DEFAULT_CASES}); a "
                         "module:case item runs only that case")
     p.add_argument("--reps", type=int, default=None, help="timed runs per measurement")
-    p.add_argument("--json", default=None, help="write the rows to this file")
+    p.add_argument("--json", default=None, metavar="FILE", help="write the rows to this file")
+    p.add_argument("--plot", default=None, metavar="FILE", help="draw the rows as a chart "
+                   "(seconds per case, methods side by side; needs matplotlib)")
+    p.add_argument("--from-json", default=None, metavar="FILE", help="print (and --plot) the "
+                   "rows of an earlier --json instead of running")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     g = p.add_argument_group("GAP (--gap)")
     g.add_argument("--gap", action="store_true", help="run the GAP benchmark (default scale "
@@ -163,26 +179,55 @@ def main(argv=None, prog=PROG):
     args = p.parse_args(argv)
     if args.json:
         check_writable(args.json, "--json")
+    if args.plot:
+        _check_plot(args.plot)
+    if args.from_json:
+        return _finish(_load_rows(args.from_json), args)
     if args.gap:
         return _gap(args)
     items = [item.partition(":") for item in filter(None, (c.strip() for c in
                                                            args.cases.split(",")))]
     modules = {modname: _case_module(modname) for modname, _, _ in items}
     print(json.dumps(backend.device_info(), default=str), flush=True)
-    rows = []
+    todo = []
     for modname, _, only in items:
-        mod = modules[modname]
-        cases = [(n, p) for n, p in mod.CASES if not only or n == only]
-        for name, params in cases or [(only, {})]:  # module:case may name a case outside CASES
+        cases = [(n, p) for n, p in modules[modname].CASES if not only or n == only]
+        # module:case may name a case outside CASES
+        todo += [(modname, name, params) for name, params in cases or [(only, {})]]
+    rows = []
+    with cli_progress.bar(total=len(todo), desc="bench", unit="case", quiet=args.quiet) as bar:
+        for modname, name, params in todo:
+            bar.describe(f"{modname}:{name}")
             params = dict(params)
             if args.scale is not None:
                 params["scale"] = args.scale
             if args.reps is not None:
                 params["reps"] = args.reps
-            new = _run_case(mod, modname, name, params)
-            print_table(new)
+            new = _run_case(modules[modname], modname, name, params)
+            print_table(new, write=bar.write)
             rows += new
+            bar.update()
     return _finish(rows, args)
+
+
+def _check_plot(path):
+    """--plot's preconditions, checked before any case runs."""
+    try:
+        import matplotlib.figure  # noqa: F401
+    except ImportError:
+        raise Failure("--plot needs matplotlib: install grblas-gpu[plot]") from None
+    check_writable(path, "--plot")
+
+
+def _load_rows(path):
+    try:
+        with open(path) as f:
+            rows = json.load(f)
+    except ValueError as e:
+        raise Failure(f"--from-json {path}: not a benchmarks --json file ({e})") from None
+    if not (isinstance(rows, list) and all(isinstance(r, dict) for r in rows)):
+        raise Failure(f"--from-json {path}: not a benchmarks --json file (a list of rows)")
+    return rows
 
 
 def _finish(rows, args):
@@ -191,6 +236,11 @@ def _finish(rows, args):
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1, default=str)
+    if args.plot:
+        from .chart import draw
+
+        draw(rows, args.plot)
+        print(f"wrote {args.plot}", flush=True)
     return rows
 
 
@@ -213,8 +263,14 @@ def _gap(args):
     if args.scale is not None and args.scale < 2:
         raise UsageError(f"--scale must be at least 2 for --gap, got {args.scale}")
     print(json.dumps(backend.device_info(), default=str), flush=True)
-    rows = cases_gap.run_gap(args.scale, graphs, kernels, args.sources, fresh=args.fresh,
-                             report=print_table)
+    with cli_progress.bar(total=len(graphs) * len(kernels), desc="gap", unit="kernel",
+                          quiet=args.quiet) as bar:
+        def report(new):   # once per (graph, kernel)
+            print_table(new, write=bar.write)
+            bar.update()
+
+        rows = cases_gap.run_gap(args.scale, graphs, kernels, args.sources, fresh=args.fresh,
+                                 report=report)
     rows = _finish(rows, args)
     print("\n== GAP tables (markdown)\n" + cases_gap.markdown(rows), flush=True)
     return rows

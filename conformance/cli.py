@@ -18,6 +18,11 @@
     --debug            show the traceback of an error
     --fuzz N           N random cases (conformance.fuzz) instead of the enumerated ones;
                        deterministic for --seed; --ops, --types, --shard and --json apply
+    --quiet            no progress bar (one is drawn on stderr when it is a terminal and
+                       tqdm is installed: cases done, failures so far)
+
+Needs python-graphblas (the ``conformance`` extra); without it every mode but --merge is
+a failure whose one line names the extra.
 
 Exit code: 0 when nothing failed, 1 on any failure (a failed case, or an error: one line
 on stderr), 2 on bad arguments (grblas_gpu.cli_errors).
@@ -27,6 +32,7 @@ import platform
 import sys
 import time
 
+from grblas_gpu import cli_progress
 from grblas_gpu.cli_errors import EXIT_CODES_HELP, ArgumentParser, Failure, UsageError
 from grblas_gpu.cli_errors import check_writable, run_main
 
@@ -61,6 +67,8 @@ def _parser(prog="python -m conformance"):
                    help="only part I of N (by operation x operator x type), for parallel runs")
     p.add_argument("--merge", nargs="+", default=None, metavar="JSON",
                    help="print the combined table of parts' --json files and exit")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar (drawn on a terminal when tqdm is installed)")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     p.set_defaults(mode="quick")
     return p
@@ -88,6 +96,7 @@ def _main(argv, prog):
 
     if args.merge:
         return _merge(args.merge)
+    _require_graphblas()
     if args.list_ops:
         for name, fam in FAMILIES.items():
             state = "" if fam.available() else "  (not implemented in grblas_gpu)"
@@ -130,16 +139,27 @@ def _main(argv, prog):
     meta = _meta(args, len(cases))
     print(" ".join(f"{k}={v}" for k, v in meta.items()), flush=True)
     start = time.perf_counter()
-    outcomes, current = [], [None]
+    current, nfailed = [None], [0]
+    with cli_progress.bar(total=len(cases), desc="conformance", unit="case",
+                          quiet=args.quiet) as bar:
+        drawn = cli_progress.shown(args.quiet)
+        bar.postfix(failed=0, refresh=True)
 
-    def progress(o):
-        if o.case.op != current[0]:
-            current[0] = o.case.op
-            print(f"  {o.case.op} ...", flush=True)
-        if o.status == "failed":
-            print(f"    FAILED {o.case.key}: {o.case.label}\n      {o.reason}", flush=True)
+        def progress(o):
+            if o.case.op != current[0]:
+                current[0] = o.case.op
+                if drawn:   # the bar names the operation; a log gets a line
+                    bar.describe(o.case.op)
+                else:
+                    print(f"  {o.case.op} ...", flush=True)
+            failed = o.status == "failed"
+            if failed:
+                nfailed[0] += 1
+                bar.write(f"    FAILED {o.case.key}: {o.case.label}\n      {o.reason}")
+                bar.postfix(failed=nfailed[0], refresh=True)
+            bar.update()
 
-    outcomes = run(cases, shrink=not args.no_shrink, progress=progress)
+        outcomes = run(cases, shrink=not args.no_shrink, progress=progress)
     elapsed = time.perf_counter() - start
     print()
     print(report.table(outcomes))
@@ -157,6 +177,17 @@ def _main(argv, prog):
     print(f"conformance: {counts['passed']} passed, {counts['failed']} failed, "
           f"{counts['skipped']} skipped")
     return 1 if failed else 0
+
+
+def _require_graphblas():
+    """python-graphblas is the reference every case is compared with."""
+    try:
+        import graphblas  # noqa: F401
+    except ImportError as e:
+        what = ("is not installed" if e.name == "graphblas"
+                else f"cannot be imported ({e})")
+        raise Failure(f"conformance compares grblas_gpu with python-graphblas, which {what}: "
+                      "pip install 'grblas-gpu[conformance]'") from None
 
 
 def _shard_of(case, nparts):

@@ -1,75 +1,36 @@
-"""``grblas-gpu`` (also ``python -m grblas_gpu``): info, demo, run, warmup, conformance, bench.
+"""grblas-gpu (also python -m grblas_gpu): info, demo, run, warmup, conformance, bench.
 
 A thin adapter over the public API: it parses arguments, loads a graph and prints; it
 computes nothing itself. Errors are one line on stderr with exit code 1 (failure) or 2
-(usage), reported in one place (:func:`grblas_gpu.cli_errors.run_main`).
+(usage), reported in one place (grblas_gpu.cli_errors.run_main). The run command lives in
+grblas_gpu.cli_run, info's report in grblas_gpu.cli_info, progress bars in
+grblas_gpu.cli_progress; conformance and bench hand their arguments to their own parsers.
 """
 import argparse
 import importlib.util
 import os
-import re
+import pathlib
 import sys
-import time
 
-from . import backend, operators
-from .cli_errors import EXIT_CODES_HELP, ArgumentParser, Failure, UsageError, check_writable
+from . import backend, cli_run, operators
+from .cli_errors import EXIT_CODES_HELP, ArgumentParser, Failure, UsageError
 from .cli_errors import run_main
 
 __all__ = ["main"]
 
 PROG = "grblas-gpu"
-_GRAPH_HELP = ("'karate', 'rmat:SCALE[:EDGE_FACTOR]', 'urand:SCALE[:EDGE_FACTOR]', "
-               "'grid:SCALE', or the path of a .mtx file")
-_GENERATED_SPEC = re.compile(r"(rmat|urand):\s*\d+\s*(:\s*\d+\s*)?|grid:\s*\d+\s*")
-_FILE_SUFFIXES = (".mtx", ".mtx.gz", ".mm")
-
-_RUN_EPILOG = """\
-GRAPH of the wrong form ('rmat:abc', 'foo') or an unknown ALGO: usage error (2). A missing,
-unreadable or malformed file, numbers the generator rejects ('rmat:99'), a --source outside
-the graph, a graph the algorithm cannot take, a result with NaN (or non-finite PageRank
-ranks, never printed), a --plot without matplotlib or not writable (both checked before
-the run): failure (1).
-
-"""
-
-# algorithms whose every value is promised finite; for the others only NaN is never valid
-# (sssp's and widest_path's unreached vertices are ±FLT_MAX, not inf, but inf weights give inf)
-_FINITE_RESULTS = {"pagerank": "ranks", "spectral_clustering": "values"}
-
-
-def _graph_spec(text):
-    """argparse type of GRAPH: the spec's form only (the generator checks the numbers, the
-    reader the file)."""
-    low = text.strip().lower()
-    if low == "karate" or os.path.exists(text):
-        return text
-    if low.startswith(("rmat", "urand", "grid")):
-        if not _GENERATED_SPEC.fullmatch(low):
-            kind = next(k for k in ("rmat", "urand", "grid") if low.startswith(k))
-            form = "grid:SCALE" if kind == "grid" else f"{kind}:SCALE[:EDGE_FACTOR]"
-            raise argparse.ArgumentTypeError(f"{text!r}: expected '{form}' with non-negative "
-                                             "integers")
-        return text
-    if low.endswith(_FILE_SUFFIXES) or os.sep in text:
-        return text  # a path that is not there: reading it fails (exit 1, like cat)
-    raise argparse.ArgumentTypeError(f"unknown graph {text!r}: expected {_GRAPH_HELP}")
 
 
 def _cmd_info(args):
     import json
 
-    info = backend.device_info()
-    try:
-        semirings = operators.catalog()
-        info["semirings"] = len(semirings.catalog()) if hasattr(semirings, "catalog") else None
-    except ImportError:  # pragma: no cover
-        pass
+    from .cli_info import collect, print_info
+
+    info = collect()
     if args.json:
         print(json.dumps(info, indent=2, default=str))
     else:
-        width = max(map(len, info))
-        for key, value in info.items():
-            print(f"{key:<{width}}  {value}")
+        print_info(info)
     return 0
 
 
@@ -77,73 +38,6 @@ def _cmd_demo(args):
     import algorithms
 
     algorithms.demo(file=sys.stdout)
-    return 0
-
-
-def _check_plot(path):
-    """--plot's preconditions, checked before the run: matplotlib and a writable path."""
-    try:
-        import matplotlib.figure  # noqa: F401
-    except ImportError:
-        raise Failure("--plot needs matplotlib: install grblas-gpu[plot]") from None
-    check_writable(path, "--plot")
-
-
-def _float_arrays(result):
-    """The floating-point arrays of an algorithm's result (an array, or a tuple holding
-    some), on the host."""
-    import numpy as np
-
-    items = result if isinstance(result, tuple) else (result,)
-    return [backend.to_host(a) for a in items
-            if isinstance(a, (np.ndarray, backend.xp.ndarray)) and a.dtype.kind in "fc"]
-
-
-def _check_finite(algo, result):
-    """Raise Failure when the result holds NaN (or, where finite values are promised, ±inf):
-    such a result is wrong, and printing it would look like an answer."""
-    import numpy as np
-
-    for a in _float_arrays(result):
-        promised = algo in _FINITE_RESULTS
-        bad = int(np.count_nonzero(~np.isfinite(a) if promised else np.isnan(a)))
-        if bad:
-            what = _FINITE_RESULTS.get(algo, "values")
-            kind = "non-finite (NaN or inf)" if promised else "NaN"
-            raise Failure(f"{algo} returned {bad} {kind} {what} of {a.size}; not printing "
-                          "them (a wrong result: negative, zero or non-finite weights can "
-                          "cause it)")
-
-
-def _cmd_run(args):
-    import algorithms
-
-    from .generate import graph
-
-    runner = algorithms.CLI_ALGORITHMS.get(args.algo)
-    if runner is None:
-        raise UsageError(f"unknown algorithm {args.algo!r}; choose from "
-                         f"{', '.join(sorted(algorithms.CLI_ALGORITHMS))}")
-    if args.plot:
-        _check_plot(args.plot)
-    A = graph(args.graph)
-    trace = None
-    if args.trace:
-        from .plot import format_record  # text only: does not import matplotlib
-
-        trace = lambda record: print(format_record(record))  # noqa: E731
-    start = time.perf_counter()
-    result = runner(A, source=args.source, trace=trace)
-    elapsed = time.perf_counter() - start
-    _check_finite(args.algo, result)
-    print(f"{args.algo} on {args.graph}: {A.nrows} vertices, {A.nvals} stored edges, "
-          f"backend {backend.name}, {elapsed:.3f} s")
-    print(algorithms.summarize(args.algo, result))
-    if args.plot:
-        from . import plot
-
-        plot.plot_result(args.algo, A, result, args.plot)
-        print(f"wrote {args.plot}")
     return 0
 
 
@@ -217,15 +111,7 @@ def _parser():
     p = sub.add_parser("demo", help="run every algorithm on the karate graph", parents=[debug],
                        epilog=EXIT_CODES_HELP)
     p.set_defaults(func=_cmd_demo)
-    p = sub.add_parser("run", help="run one algorithm on a graph", parents=[debug],
-                       epilog=_RUN_EPILOG + EXIT_CODES_HELP)
-    p.add_argument("algo", metavar="ALGO", help="bfs, sssp, widest_path, pagerank, "
-                   "triangle_count or spectral_clustering")
-    p.add_argument("graph", metavar="GRAPH", type=_graph_spec, help=_GRAPH_HELP)
-    p.add_argument("--source", type=int, default=0, help="the source vertex (default 0)")
-    p.add_argument("--trace", action="store_true", help="print per-iteration figures")
-    p.add_argument("--plot", metavar="PNG", help="draw the result (needs matplotlib)")
-    p.set_defaults(func=_cmd_run)
+    cli_run.add_parser(sub, [debug])
     p = sub.add_parser("warmup", help="compile the kernels of common operations ahead of time",
                        parents=[debug], epilog=_WARMUP_EPILOG + EXIT_CODES_HELP)
     p.add_argument("--operations", metavar="OPS", type=_name_list,
@@ -239,9 +125,11 @@ def _parser():
     p.add_argument("--quiet", action="store_true", help="no progress bar (shown when tqdm is "
                    "installed)")
     p.set_defaults(func=_cmd_warmup)
-    sub.add_parser("conformance", help="compare against SuiteSparse (python -m conformance)")
-    sub.add_parser("bench", help="benchmarks, e.g. bench --gap (python -m benchmarks; needs "
-                   "the source tree)")
+    # their own parsers read the rest of the line: 'grblas-gpu conformance --help'
+    sub.add_parser("conformance", help="compare against SuiteSparse through python-graphblas "
+                   "(python -m conformance; needs the conformance extra)")
+    sub.add_parser("bench", help="the benchmarks, e.g. bench --gap, bench --plot FILE "
+                   "(python -m benchmarks; from a source checkout)")
     return parser
 
 
@@ -256,17 +144,40 @@ def _main(argv):
             rest.append("--debug")
         return conformance_main(rest, prog=f"{PROG} conformance")
     if words[:1] == ["bench"]:  # the source tree's benchmarks package, with its options
-        try:
-            from benchmarks.run import main as bench_main
-        except ImportError as e:
-            if e.name not in ("benchmarks", "benchmarks.run"):
-                raise
-            raise Failure("bench needs the benchmarks package of grblas_gpu's source tree: "
-                          "run it from the repository root") from None
+        bench_main = _benchmarks().main
         bench_main(argv[argv.index("bench") + 1:], prog=f"{PROG} bench")
         return 0
     args = _parser().parse_args(argv)
     return args.func(args)
+
+
+def _checkout_root(candidates):
+    """The first folder holding grblas_gpu's benchmarks/ package, or None."""
+    for root in candidates:
+        if all((root / "benchmarks" / f).is_file() for f in ("__init__.py", "run.py",
+                                                           "cases_mxv.py")):
+            return root
+    return None
+
+
+def _benchmarks():
+    """benchmarks.run of grblas_gpu's source tree (the tree this grblas_gpu was imported
+    from, else the current folder). The benchmarks are not installed with the package: from
+    an install without a checkout this is a failure that says where to get them."""
+    here = pathlib.Path(__file__).resolve().parent.parent
+    root = _checkout_root([here, pathlib.Path.cwd()])
+    if root is None:
+        raise Failure("bench runs the benchmarks/ folder of grblas_gpu's source tree, which is "
+                      "not installed with the package: run 'grblas-gpu bench' (or 'python -m "
+                      "benchmarks') in a checkout of the repository")
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    from benchmarks import run as bench_run
+
+    if os.path.dirname(os.path.abspath(bench_run.__file__)) != str(root / "benchmarks"):
+        raise Failure(f"bench: the 'benchmarks' package imported ({bench_run.__file__}) is not "
+                      f"grblas_gpu's ({root / 'benchmarks'})")
+    return bench_run
 
 
 def main(argv=None):

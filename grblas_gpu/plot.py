@@ -40,7 +40,8 @@ from .errors import DimensionMismatch, InvalidValue, NotSupported
 
 __all__ = ["plot_graph", "plot_frontier", "plot_residual", "plot_sparsity", "plot_result",
            "spring_layout", "circular_layout", "format_vector", "format_matrix",
-           "format_record", "format_trace", "SPRING_MAX_VERTICES", "DRAW_MAX_VERTICES"]
+           "format_record", "format_trace", "label_colour", "RESULT_ALGORITHMS",
+           "SPRING_MAX_VERTICES", "DRAW_MAX_VERTICES"]
 
 SPRING_MAX_VERTICES = 2000    # the spring layout holds n x n x 2 distances per step
 DRAW_MAX_VERTICES = 300       # plot_result draws the graph itself up to this size
@@ -363,8 +364,17 @@ def _edge_text(ax, p, q, rad, val):
 
 
 def _text_colour(face, matplotlib):
-    r, g, b, *_ = matplotlib.colors.to_rgba(face)
-    return "white" if 0.299 * r + 0.587 * g + 0.114 * b < 0.5 else "black"
+    return label_colour(matplotlib.colors.to_rgba(face)[:3])
+
+
+def label_colour(rgb):
+    """'black' or 'white', whichever contrasts more with the sRGB colour ``rgb`` (components
+    in [0, 1]): WCAG 2's relative luminance L of the linearised components; black's contrast
+    (L + 0.05) / 0.05 beats white's 1.05 / (L + 0.05) from L = 0.179 up, so labels stay
+    readable on viridis' bright greens and yellows as on its dark blues."""
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    return "black" if (lum + 0.05) ** 2 > 0.05 * 1.05 else "white"
 
 
 # ----------------------------------------------------------------------------- traces
@@ -538,20 +548,23 @@ def plot_sparsity(A, *, values=False, order=None, title=None, ax=None, path=None
 
 
 # ----------------------------------------------------------------------------- plot_result
-_ALGOS = ("bfs", "sssp", "widest_path", "pagerank", "triangle_count", "spectral_clustering")
+RESULT_ALGORITHMS = ("bfs", "sssp", "widest_path", "pagerank", "triangle_count",
+                     "spectral_clustering", "connected_components", "betweenness")
 
 
 def plot_result(algo, A, result, path, *, figsize=(6.0, 4.5), dpi=100):
     """Draw what ``algorithms.<algo>`` returned for the graph A and save it as a PNG at path
     (the CLI's ``--plot``). Graphs up to DRAW_MAX_VERTICES vertices are drawn with the result
-    as node colours (clusters for spectral_clustering; for triangle_count, which returns only
-    a number, the plain graph); larger ones as a chart: vertices per level (bfs), a histogram
-    of the values (sssp, widest_path), ranks in decreasing order on log axes (pagerank), the
-    sparsity pattern (triangle_count) or the pattern with vertices sorted by cluster
-    (spectral_clustering). Returns the Axes."""
-    if algo not in _ALGOS:
+    as node colours (clusters for spectral_clustering, components for connected_components;
+    for triangle_count, which returns only a number, the plain graph); larger ones as a
+    chart: vertices per level (bfs), a histogram of the values (sssp, widest_path,
+    betweenness) or of the component sizes (connected_components), ranks in decreasing
+    order on log axes (pagerank), the sparsity pattern (triangle_count) or the pattern with
+    vertices sorted by cluster (spectral_clustering). ``algo``: one of RESULT_ALGORITHMS.
+    Returns the Axes."""
+    if algo not in RESULT_ALGORITHMS:
         raise InvalidValue(f"plot_result: unknown algorithm {algo!r}; choose from "
-                           f"{', '.join(_ALGOS)}")
+                           f"{', '.join(RESULT_ALGORITHMS)}")
     n = _check_matrix(A)
     if path is None:
         raise InvalidValue("plot_result: a path for the PNG is required")
@@ -571,9 +584,23 @@ def plot_result(algo, A, result, path, *, figsize=(6.0, 4.5), dpi=100):
         return _bar_chart(np.arange(counts.size), counts, "BFS level", "vertices",
                           f"BFS: {int(present.sum())} of {n} vertices reached", path,
                           figsize, dpi)
-    if algo in ("sssp", "widest_path"):
+    if algo == "connected_components":
+        labels, _ = _host_values(result, n, "labels")
+        sizes = np.unique(labels, return_counts=True)[1] if n else np.zeros(0, int)
+        title = f"{sizes.size} connected components"
+        if small:
+            return plot_graph(A, result, title=title, colorbar_label="component", path=path,
+                              figsize=figsize, dpi=dpi)
+        return _histogram(sizes, "component size (vertices)", title, path, figsize, dpi)
+    if algo in ("sssp", "widest_path", "betweenness"):
         d, present = _host_values(result, n, "result")
-        what = "distance" if algo == "sssp" else "width"
+        what = {"sssp": "distance", "widest_path": "width", "betweenness": "dependency"}[algo]
+        if algo == "betweenness":
+            title = "betweenness: dependencies on the source"
+            if small:
+                return plot_graph(A, result, title=title, colorbar_label=what, path=path,
+                                  figsize=figsize, dpi=dpi)
+            return _histogram(d[present], what, title, path, figsize, dpi)
         if small:
             return plot_graph(A, result, title=f"{algo}: {what} from the source",
                               colorbar_label=what, path=path, figsize=figsize, dpi=dpi)

@@ -29,7 +29,7 @@ def test_cli_runners_and_summaries():
     A = generate.karate()
     for name, run in algorithms.CLI_ALGORITHMS.items():
         figures = []
-        result = run(A, source=0, trace=figures.append)
+        result = run(A, trace=figures.append)  # source (where taken) defaults to 0
         line = algorithms.summarize(name, result)
         assert isinstance(line, str) and line
     dist, _ = algorithms.CLI_ALGORITHMS["bfs"](A, source=0)

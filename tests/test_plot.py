@@ -232,7 +232,7 @@ def test_plot_sparsity_large_matrices(tmp_path):
 
 
 # ----------------------------------------------------------------------------- plot_result
-ALGOS = ["bfs", "sssp", "widest_path", "pagerank", "triangle_count", "spectral_clustering"]
+ALGOS = list(plot.RESULT_ALGORITHMS)
 
 
 @pytest.mark.parametrize("algo", ALGOS)
@@ -243,7 +243,7 @@ def test_plot_result_png_size(tmp_path, karate, algo, size):
 
     A = karate.dup(gg.FP32) if size == "small" else generate.rmat(9, 4, seed=2, dtype=gg.FP32)
     assert (A.nrows <= plot.DRAW_MAX_VERTICES) == (size == "small")
-    result = algorithms.CLI_ALGORITHMS[algo](A, source=0)
+    result = algorithms.CLI_ALGORITHMS[algo](A)
     path = tmp_path / f"{algo}.png"
     plot.plot_result(algo, A, result, str(path))
     assert _png_size(path) == (600, 450)
