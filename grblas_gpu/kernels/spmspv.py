@@ -33,7 +33,8 @@ import numpy as np
 from .. import backend
 from ..vector import DENSE_THRESHOLD
 from . import launch
-from .common import dummy, expand, scalar_arg
+from ..types import cast, cast_scalar
+from .common import dummy, scalar_arg
 from .operands import (DenseOperand, SparseOperand, apply_product, fold_sorted, run_starts,
                        kernel_key, operand_source, operand_values)
 from .cache import get_functions
@@ -632,27 +633,71 @@ def _push_numpy(B, u, prod, mask, nout):
     if isinstance(u, DenseOperand):
         idx = xp.nonzero(u.bitmap)[0]
         u = SparseOperand(idx, None if u.values is None else u.values[idx], u.iso, u.dtype)
-    k = u.indices.astype(np.int64, copy=False)
-    pos, owner = expand(B.ptr, k)
-    i = B.idx[pos]  # (B's index type: T's indices are cast to their own on the way out)
-    if len(i) and prod.semiring.monoid.op.all_terminal:
+    k = u.indices
+    # the entries of B's vectors k, in order: entry e of vector k[v] is at
+    # ends[v] - (terms up to and including vector v) + e, e counted over all the terms
+    ptr = B.ptr
+    ends = ptr[1:].take(k)
+    lens = ends - ptr.take(k)
+    cs = lens.cumsum()
+    total = int(cs[-1]) if len(cs) else 0
+    if total == 0:
+        return "sparse", B.idx[:0], xp.empty(0, dtype=prod.tout.np_type)
+    pos = (ends - cs).repeat(lens)
+    pos += np.arange(total)
+    i = B.idx.take(pos)  # (B's index type: T's indices are cast to their own on the way out)
+    if prod.semiring.monoid.op.all_terminal:
         # ANY keeps each output's first term (in stable order): compute only those, and
         # test the mask on them alone (it allows or refuses all of an output's terms)
         order = i.argsort(kind="stable")
-        keys = i[order]
+        keys = i.take(order)
         starts = run_starts(keys)
-        first, i = order[starts], keys[starts]
+        first, i = order.take(starts), keys.take(starts)
         if mask is not None:
             keep = _allowed_at(mask, i)
             first, i = first[keep], i[keep]
-        return "sparse", i, _products(B, u, prod, pos[first], owner[first], i, k)
-    if mask is not None and len(i):
+        # the vector each first term came from
+        owner = cs.searchsorted(first, side="right")
+        return "sparse", i, _products(B, u, prod, pos.take(first), owner, i, k)
+    mult, add = prod.semiring.op.multiply, prod.semiring.monoid.op
+    if (getattr(mult, "ufunc", None) is not None and add.ufunc is not None
+            and not prod.tout.is_bool):
+        return _push_ufuncs(B, u, prod, mask, lens, pos, i, mult.ufunc, add.ufunc)
+    owner = np.arange(len(k)).repeat(lens)
+    if mask is not None:
         keep = _allowed_at(mask, i)
         pos, owner, i = pos[keep], owner[keep], i[keep]
     order = i.argsort(kind="stable")
     z = _products(B, u, prod, pos, owner, i, k)
-    out, vals = fold_sorted(i[order], z[order], prod)
+    out, vals = fold_sorted(i.take(order), z.take(order), prod)
     return "sparse", out, vals
+
+
+def _push_ufuncs(B, u, prod, mask, lens, pos, i, mult, add):
+    """The terms and their fold when ⊗ and ⊕ are NumPy ufuncs: ⊗ over the terms (u's values
+    repeated by the lengths of its vectors, B's gathered), ⊕ by one reduceat over the terms
+    sorted (stably) by output, both under one errstate (the operators' results are defined
+    values, not warnings)."""
+    tin, tout = prod.tin, prod.tout
+    a = (cast(B.values.take(pos), tin, xp) if B.values is not None
+         else tin.np_type.type(cast_scalar(0 if B.iso is None else B.iso, tin)))
+    x = (cast(u.values, tin, xp).repeat(lens) if u.values is not None
+         else tin.np_type.type(cast_scalar(0 if u.iso is None else u.iso, tin)))
+    with np.errstate(all="ignore"):
+        z = mult(a, x) if prod.matrix_first else mult(x, a)
+        if z.shape != i.shape:
+            z = xp.full(i.shape, z, dtype=z.dtype)
+        z = cast(z, tout, xp)
+        if mask is not None:
+            keep = _allowed_at(mask, i)
+            i, z = i[keep], z[keep]
+            if not len(i):
+                return "sparse", i, z
+        order = i.argsort(kind="stable")
+        keys = i.take(order)
+        starts = run_starts(keys)
+        vals = add.reduceat(z.take(order), starts, dtype=z.dtype)
+    return "sparse", keys.take(starts), vals
 
 
 def _allowed_at(mask, i):
