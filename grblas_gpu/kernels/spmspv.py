@@ -634,11 +634,16 @@ def _push_numpy(B, u, prod, mask, nout):
         idx = xp.nonzero(u.bitmap)[0]
         u = SparseOperand(idx, None if u.values is None else u.values[idx], u.iso, u.dtype)
     k = u.indices
-    # the entries of B's vectors k, in order: entry e of vector k[v] is at
-    # ends[v] - (terms up to and including vector v) + e, e counted over all the terms
     ptr = B.ptr
     ends = ptr[1:].take(k)
     lens = ends - ptr.take(k)
+    mult, add = prod.semiring.op.multiply, prod.semiring.monoid.op
+    ufuncs = (getattr(mult, "ufunc", None) is not None and add.ufunc is not None
+              and not prod.tout.is_bool)
+    if ufuncs and add.name == "plus" and _sparsetools is not None and _plus_in_c(B, prod):
+        return _push_plus_c(B, u, prod, mask, k, lens, mult.ufunc, nout)
+    # the entries of B's vectors k, in order: entry e of vector k[v] is at
+    # ends[v] - (terms up to and including vector v) + e, e counted over all the terms
     cs = lens.cumsum()
     total = int(cs[-1]) if len(cs) else 0
     if total == 0:
@@ -659,9 +664,7 @@ def _push_numpy(B, u, prod, mask, nout):
         # the vector each first term came from
         owner = cs.searchsorted(first, side="right")
         return "sparse", i, _products(B, u, prod, pos.take(first), owner, i, k)
-    mult, add = prod.semiring.op.multiply, prod.semiring.monoid.op
-    if (getattr(mult, "ufunc", None) is not None and add.ufunc is not None
-            and not prod.tout.is_bool):
+    if ufuncs:
         return _push_ufuncs(B, u, prod, mask, lens, pos, i, mult.ufunc, add.ufunc)
     owner = np.arange(len(k)).repeat(lens)
     if mask is not None:
@@ -671,6 +674,52 @@ def _push_numpy(B, u, prod, mask, nout):
     z = _products(B, u, prod, pos, owner, i, k)
     out, vals = fold_sorted(i.take(order), z.take(order), prod)
     return "sparse", out, vals
+
+
+try:  # scipy.sparse's C++ CSR helpers (a private module: without it, NumPy calls)
+    from scipy.sparse import _sparsetools
+except ImportError:
+    _sparsetools = None
+
+
+def _plus_in_c(B, prod):
+    """⊕ = plus over a numeric type, B's offsets and indices of one integer type: the terms
+    are gathered and summed by scipy's C++ loops (exactly: integers wrap as in NumPy and
+    SuiteSparse; floats summed in one order, within rounding of any other)."""
+    return (B.ptr.dtype == B.idx.dtype and B.idx.dtype in (np.int32, np.int64)
+            and prod.tout.np_type.kind in "iuf")
+
+
+def _push_plus_c(B, u, prod, mask, k, lens, mult, nout):
+    """T = B plus.⊗ u over the vectors k: the terms' indices (and B's values) copied by
+    csr_row_index, ⊗ as a ufunc (u's values repeated by the vectors' lengths), the terms
+    sorted by output and equal outputs summed in place (csr_sort_indices,
+    csr_sum_duplicates over one row)."""
+    itype = B.idx.dtype
+    total = int(lens.sum())
+    i = xp.empty(total, dtype=itype)
+    # B's values, or (iso: not read) its indices again, as the copied values
+    src = B.values if B.values is not None else B.idx
+    a = xp.empty(total, dtype=src.dtype)
+    _sparsetools.csr_row_index(len(k), k.astype(itype, copy=False), B.ptr, B.idx, src, i, a)
+    tin, tout = prod.tin, prod.tout
+    a = (cast(a, tin, xp) if B.values is not None
+         else tin.np_type.type(cast_scalar(0 if B.iso is None else B.iso, tin)))
+    x = (cast(u.values, tin, xp).repeat(lens) if u.values is not None
+         else tin.np_type.type(cast_scalar(0 if u.iso is None else u.iso, tin)))
+    with np.errstate(all="ignore"):
+        z = mult(a, x) if prod.matrix_first else mult(x, a)
+    if z.shape != i.shape:
+        z = xp.full(i.shape, z, dtype=z.dtype)
+    z = cast(z, tout, xp)
+    if mask is not None:
+        keep = _allowed_at(mask, i)
+        i, z = i[keep], z[keep]
+    ap = np.array([0, len(i)], dtype=itype)
+    _sparsetools.csr_sort_indices(1, ap, i, z)
+    _sparsetools.csr_sum_duplicates(1, nout, ap, i, z)
+    m = int(ap[1])
+    return "sparse", i[:m], z[:m]
 
 
 def _push_ufuncs(B, u, prod, mask, lens, pos, i, mult, add):
