@@ -57,7 +57,7 @@ from .. import backend
 from ..types import cast, cast_scalar
 from . import pull_plans as plans
 from .cache import get_functions
-from .common import aligned, dummy, expand, scalar_arg
+from .common import aligned, dummy, expand, kept, scalar_arg
 from .cuda_common import c_index_type
 from .launch import THREADS, grid, sm_count, strided_grid
 from .operands import (allowed_rows, apply_product, fold_sorted, kernel_key, operand_source,
@@ -123,18 +123,18 @@ def _spmv_scipy(B, u, prod, plan_cache):
     read_b = name == "times" or (name == "first") == prod.matrix_first
     read_u = name == "times" or (name == "second") == prod.matrix_first
     if B.full_width:  # B full: an entry's index is its offset in its vector
-        idx = _kept(plan_cache, ("spmv_full_idx", B.full_width, nnz),
+        idx = kept(plan_cache, ("spmv_full_idx", B.full_width, nnz),
                     lambda: np.tile(np.arange(B.full_width, dtype=np.int64), n))
     elif len(idx) != nnz:
         idx = idx[:nnz]
     if ptr.dtype != idx.dtype:  # csr_matvec takes one index type
-        ptr = _kept(plan_cache, ("spmv_ptr", idx.dtype.str), lambda: ptr.astype(idx.dtype),
+        ptr = kept(plan_cache, ("spmv_ptr", idx.dtype.str), lambda: ptr.astype(idx.dtype),
                     B.ptr)
     if read_b and B.values is not None:
         a = cast(B.values if len(B.values) == nnz else B.values[:nnz], prod.tin, xp)
     else:
         iso = _scalar(B.iso, prod.tin) if read_b else t.type(1)
-        a = _kept(plan_cache, ("spmv_iso", t.str, iso.tobytes(), nnz),
+        a = kept(plan_cache, ("spmv_iso", t.str, iso.tobytes(), nnz),
                   lambda: np.full(nnz, iso, dtype=t))
     if read_u and u.values is not None:
         x = cast(u.values, prod.tin, xp)
@@ -143,19 +143,6 @@ def _spmv_scipy(B, u, prod, plan_cache):
     y = np.zeros(n, dtype=t)
     _csr_matvec(n, ncols, ptr, idx, a, x, y)
     return "dense", y, ptr[1:] != ptr[:-1]
-
-
-def _kept(cache, key, make, owner=None):
-    """make(), kept in ``cache`` (B's structure's; None: not kept) under ``key``; with
-    ``owner``, only while the entry was made from that very array."""
-    if cache is None:
-        return make()
-    hit = cache.get(key)
-    if hit is not None and hit[0] is owner:
-        return hit[1]
-    made = make()
-    cache[key] = (owner, made)
-    return made
 
 
 def _spmv_numpy(B, u, prod, ufunc):

@@ -34,7 +34,7 @@ from .. import backend
 from ..vector import DENSE_THRESHOLD
 from . import launch
 from ..types import cast, cast_scalar
-from .common import dummy, scalar_arg
+from .common import dummy, kept, scalar_arg
 from .operands import (DenseOperand, SparseOperand, apply_product, fold_sorted, run_starts,
                        kernel_key, operand_source, operand_values)
 from .cache import get_functions
@@ -629,7 +629,7 @@ def _finish(ws, present, est_touched, nout):
     return "sparse", idx, ws[idx]
 
 
-def _push_numpy(B, u, prod, mask, nout):
+def _push_numpy(B, u, prod, mask, nout, plan_cache=None):
     if isinstance(u, DenseOperand):
         idx = xp.nonzero(u.bitmap)[0]
         u = SparseOperand(idx, None if u.values is None else u.values[idx], u.iso, u.dtype)
@@ -638,6 +638,8 @@ def _push_numpy(B, u, prod, mask, nout):
     ends = ptr[1:].take(k)
     lens = ends - ptr.take(k)
     mult, add = prod.semiring.op.multiply, prod.semiring.monoid.op
+    if add.all_terminal and prod.positional and _sparsetools is not None and _c_indices(B):
+        return _push_any_positional_c(B, prod, mask, k, lens, plan_cache, nout)
     ufuncs = (getattr(mult, "ufunc", None) is not None and add.ufunc is not None
               and not prod.tout.is_bool)
     if ufuncs and add.name == "plus" and _sparsetools is not None and _plus_in_c(B, prod):
@@ -654,7 +656,7 @@ def _push_numpy(B, u, prod, mask, nout):
     if prod.semiring.monoid.op.all_terminal:
         # ANY keeps each output's first term (in stable order): compute only those, and
         # test the mask on them alone (it allows or refuses all of an output's terms)
-        order = i.argsort(kind="stable")
+        order = _stable_order(i, nout)
         keys = i.take(order)
         starts = run_starts(keys)
         first, i = order.take(starts), keys.take(starts)
@@ -665,12 +667,12 @@ def _push_numpy(B, u, prod, mask, nout):
         owner = cs.searchsorted(first, side="right")
         return "sparse", i, _products(B, u, prod, pos.take(first), owner, i, k)
     if ufuncs:
-        return _push_ufuncs(B, u, prod, mask, lens, pos, i, mult.ufunc, add.ufunc)
+        return _push_ufuncs(B, u, prod, mask, lens, pos, i, mult.ufunc, add.ufunc, nout)
     owner = np.arange(len(k)).repeat(lens)
     if mask is not None:
         keep = _allowed_at(mask, i)
         pos, owner, i = pos[keep], owner[keep], i[keep]
-    order = i.argsort(kind="stable")
+    order = _stable_order(i, nout)
     z = _products(B, u, prod, pos, owner, i, k)
     out, vals = fold_sorted(i.take(order), z.take(order), prod)
     return "sparse", out, vals
@@ -682,12 +684,47 @@ except ImportError:
     _sparsetools = None
 
 
+def _stable_order(i, nout):
+    """i.argsort(kind="stable"): by NumPy's radix sort (16-bit keys) when the outputs fit
+    and the terms are many enough for it to pay."""
+    if len(i) >= 256 and nout is not None and nout <= 1 << 16:
+        return i.astype(np.uint16).argsort(kind="stable")
+    return i.argsort(kind="stable")
+
+
+def _c_indices(B):
+    """B's offsets and indices are of one type that scipy's C++ loops take."""
+    return B.ptr.dtype == B.idx.dtype and B.idx.dtype in (np.int32, np.int64)
+
+
+def _push_any_positional_c(B, prod, mask, k, lens, plan_cache, nout):
+    """ANY with a positional ⊗ (BFS's any.secondi): each term's output index and the vector
+    it came from copied by csr_row_index (B's vector ids kept with the matrix), the mask
+    tested at the terms, and each output's first term (in stable order) kept."""
+    itype = B.idx.dtype
+    ptr = B.ptr
+    ids = kept(plan_cache, ("push_vector_ids", id(ptr)),
+               lambda: backend.row_ids(ptr, len(B.idx), itype), owner=ptr)
+    total = int(lens.sum())
+    i, kk = xp.empty(total, dtype=itype), xp.empty(total, dtype=itype)
+    _sparsetools.csr_row_index(len(k), k.astype(itype, copy=False), ptr, B.idx, ids, i, kk)
+    if mask is not None:
+        keep = _allowed_at(mask, i)
+        i, kk = i[keep], kk[keep]
+    if not len(i):
+        return "sparse", i, xp.empty(0, dtype=prod.tout.np_type)
+    order = _stable_order(i, nout)
+    keys = i.take(order)
+    starts = run_starts(keys)
+    i = keys.take(starts)
+    return "sparse", i, apply_product(prod, None, None, i, kk.take(order.take(starts)))
+
+
 def _plus_in_c(B, prod):
     """⊕ = plus over a numeric type, B's offsets and indices of one integer type: the terms
     are gathered and summed by scipy's C++ loops (exactly: integers wrap as in NumPy and
     SuiteSparse; floats summed in one order, within rounding of any other)."""
-    return (B.ptr.dtype == B.idx.dtype and B.idx.dtype in (np.int32, np.int64)
-            and prod.tout.np_type.kind in "iuf")
+    return _c_indices(B) and prod.tout.np_type.kind in "iuf"
 
 
 def _push_plus_c(B, u, prod, mask, k, lens, mult, nout):
@@ -722,7 +759,7 @@ def _push_plus_c(B, u, prod, mask, k, lens, mult, nout):
     return "sparse", i[:m], z[:m]
 
 
-def _push_ufuncs(B, u, prod, mask, lens, pos, i, mult, add):
+def _push_ufuncs(B, u, prod, mask, lens, pos, i, mult, add, nout):
     """The terms and their fold when ⊗ and ⊕ are NumPy ufuncs: ⊗ over the terms (u's values
     repeated by the lengths of its vectors, B's gathered), ⊕ by one reduceat over the terms
     sorted (stably) by output, both under one errstate (the operators' results are defined
@@ -742,7 +779,7 @@ def _push_ufuncs(B, u, prod, mask, lens, pos, i, mult, add):
             i, z = i[keep], z[keep]
             if not len(i):
                 return "sparse", i, z
-        order = i.argsort(kind="stable")
+        order = _stable_order(i, nout)
         keys = i.take(order)
         starts = run_starts(keys)
         vals = add.reduceat(z.take(order), starts, dtype=z.dtype)
@@ -751,9 +788,9 @@ def _push_ufuncs(B, u, prod, mask, lens, pos, i, mult, add):
 
 def _allowed_at(mask, i):
     """allowed_rows(mask, n)[i], reading the mask at the outputs i only."""
-    m = mask.bitmap[i].astype(bool, copy=False)
+    m = mask.bitmap.take(i).astype(bool, copy=False)
     if mask.values is not None:
-        m = m & (mask.values[i] != 0)
+        m = m & (mask.values.take(i) != 0)
     return ~m if mask.complement else m
 
 
@@ -766,11 +803,12 @@ def _products(B, u, prod, pos, owner, i, k):
     return apply_product(prod, a, x, i, k[owner])
 
 
-def push(B, u, prod, mask=None, nout=None):
+def push(B, u, prod, mask=None, nout=None, plan_cache=None):
     """T = B ⊕.⊗ u over the columns u names; ``nout`` = T's size (B's row count). u is a
     SparseOperand, or a DenseOperand (a bitmap: on the GPU its entries are listed and counted
     on the device, and T is left dense, so nothing is read back to the host).
+    ``plan_cache``: the cache of B's matrix (NumPy: arrays derived from B's structure).
     Returns ('dense', values, bitmap) or ('sparse', indices, values)."""
     if backend.is_gpu:
         return _push_cuda(B, u, prod, mask, nout)
-    return _push_numpy(B, u, prod, mask, nout)
+    return _push_numpy(B, u, prod, mask, nout, plan_cache)

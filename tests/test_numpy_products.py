@@ -1,7 +1,9 @@
-"""The unmasked product over a full u (one CSR SpMV: scipy's csr_matvec for plus.times /
-plus.first / plus.second, one reduceat for other ufunc monoids) gives python-graphblas's
-result: integers exactly (wrapping as SuiteSparse does), floats within rounding; empty rows
-anywhere (leading, inside, trailing) hold no entry; iso, full and empty matrices; A and Aᵀ."""
+"""The NumPy products' shortcuts give python-graphblas's results. The unmasked product over a
+full u (one CSR SpMV: scipy's csr_matvec for plus.times / plus.first / plus.second, one
+reduceat for other ufunc monoids): integers exactly (wrapping as SuiteSparse does), floats
+within rounding; empty rows anywhere hold no entry; iso, full and empty matrices; A and Aᵀ.
+The push (scipy's row copies and duplicate sums, ANY's first term, a radix-sorted fold) and
+the operands kept with a matrix, which must follow it when it changes."""
 import numpy as np
 import pytest
 
@@ -125,3 +127,86 @@ def test_push_matches_suitesparse(semiring, dtype, mask_kind, iso):
             np.testing.assert_allclose(o_vals, r_vals, rtol=1e-6)
         else:
             np.testing.assert_array_equal(o_vals, r_vals, err_msg=op)
+
+
+@pytest.mark.parametrize("n", [300, 3000, 70000])
+@pytest.mark.parametrize("mask_kind", ["none", "~S", "V"])
+@pytest.mark.parametrize("semiring", ["any_secondi", "any_firsti", "any_secondj1", "min_secondi",
+                                      "plus_times", "any_first"])
+def test_push_equals_pull_over_many_terms(n, mask_kind, semiring):
+    """The push's terms past the radix sort's threshold (and outputs past 16 bits): ANY's
+    first term in stable order is the pull's first (the smallest k) in both directions."""
+    rng = np.random.default_rng(n)
+    k = 12 * n // 10
+    A = gg.Matrix.from_coo(rng.integers(0, n, k), rng.integers(0, n, k),
+                           rng.integers(1, 5, k).astype(float), nrows=n, ncols=n,
+                           dup_op="first")
+    ui = np.sort(rng.choice(n, max(n // 10, 1), replace=False))
+    u = gg.Vector.from_coo(ui, rng.integers(1, 5, len(ui)).astype(float), size=n)
+    P = gg.Vector.from_coo(np.sort(rng.choice(n, n // 4, replace=False)), 1.0, size=n)
+    mask = {"none": None, "~S": ~P.S, "V": P.V}[mask_kind]
+    sr = getattr(__import__("semirings"), semiring)
+    out = "INT64" if semiring[-1] in "i1" else "FP64"
+    for op in ("mxv", "vxm"):
+        got = []
+        for direction in ("push", "pull"):
+            w = gg.Vector(out, n)
+            if op == "mxv":
+                gg.mxv(w, A, u, sr, mask=mask, direction=direction)
+            else:
+                gg.vxm(w, u, A, sr, mask=mask, direction=direction)
+            got.append(w.to_coo())
+        np.testing.assert_array_equal(got[0][0], got[1][0])
+        np.testing.assert_allclose(got[0][1], got[1][1])
+
+
+def _bfs_step(w, q, A, p):
+    return gg.vxm(w, q, A, "any_secondi", mask=~p.S, desc=gg.Descriptor(replace=True))
+
+
+def test_kept_operands_follow_the_matrix():
+    """What a product keeps with A (its operand records, vector ids, ones) is dropped when A
+    changes: values, structure, size, or a new type through a new content."""
+    A = gg.Matrix.from_coo([0, 0, 1, 2], [1, 2, 2, 0], [1.0, 2.0, 3.0, 4.0], nrows=3, ncols=3)
+    q = gg.Vector.from_coo([0, 1], [1.0, 1.0], size=3)
+    p = gg.Vector.from_coo([0], [1.0], size=3)
+    w = gg.Vector(gg.INT64, 3)
+    assert _bfs_step(w, q, A, p).to_coo()[0].tolist() == [1, 2]
+    assert gg.vxm(gg.Vector(gg.FP64, 3), q, A).to_coo()[1].tolist() == [1.0, 5.0]
+    A[0, 2] = 10.0  # a value
+    assert gg.vxm(gg.Vector(gg.FP64, 3), q, A).to_coo()[1].tolist() == [1.0, 13.0]
+    A[1, 0] = 7.0  # the structure
+    assert gg.vxm(gg.Vector(gg.FP64, 3), q, A).to_coo()[1].tolist() == [7.0, 1.0, 13.0]
+    assert _bfs_step(w, q, A, p).to_coo()[0].tolist() == [1, 2]
+    gg.vxm(w, q, A, "any_secondi", desc=gg.Descriptor(replace=True))
+    assert w.to_coo()[1].tolist() == [1, 0, 0]
+    A.resize(4, 4)
+    A[3, 3] = 1.0
+    q4 = gg.Vector.from_coo([0, 3], [1.0, 2.0], size=4)
+    assert gg.vxm(gg.Vector(gg.FP64, 4), q4, A).to_coo()[1].tolist() == [1.0, 10.0, 2.0]
+    B = gg.Matrix.from_coo([0, 1], [1, 0], 3, nrows=4, ncols=4, dtype=gg.INT8)  # iso INT8
+    A._swap_in(B)
+    assert gg.vxm(gg.Vector(gg.INT8, 4), q4.dup(gg.INT8), A).to_coo()[1].tolist() == [3]
+
+
+def test_bad_input_after_a_kept_call_still_raises():
+    """A call that fits what a previous call kept still checks its arguments first, and
+    leaves the output unchanged."""
+    A = gg.Matrix.from_coo([0, 1], [1, 2], [1.0, 2.0], nrows=3, ncols=3)
+    q = gg.Vector.from_coo([0], [1.0], size=3)
+    p = gg.Vector.from_coo([0], [1.0], size=3)
+    w = gg.Vector(gg.INT64, 3)
+    _bfs_step(w, q, A, p)
+    before = w.to_coo()
+    with pytest.raises(gg.DimensionMismatch):
+        _bfs_step(w, gg.Vector.from_coo([0], [1.0], size=4), A, p)
+    with pytest.raises(gg.DimensionMismatch):
+        _bfs_step(w, q, A, gg.Vector.from_coo([0], [1.0], size=4))
+    with pytest.raises(gg.DimensionMismatch):
+        _bfs_step(gg.Vector(gg.INT64, 4), q, A, p)
+    with pytest.raises(gg.InvalidValue):
+        gg.vxm(w, q, A, "no_such_semiring")
+    for got, want in zip(w.to_coo(), before):
+        np.testing.assert_array_equal(got, want)
+    with pytest.raises(gg.DimensionMismatch):
+        gg.mxv(gg.Vector(gg.FP64, 3), A, gg.Vector.from_dense(np.ones(4)), "plus_times")
