@@ -10,7 +10,7 @@ from ..types import cast_scalar
 
 xp = backend.xp
 
-__all__ = ["dummy", "scalar_arg", "aligned", "per_thread", "expand"]
+__all__ = ["dummy", "scalar_arg", "aligned", "per_thread", "expand", "kept"]
 
 
 _dummies = {}  # (threads: get-then-set; two may both make a value, equal, either kept)
@@ -43,6 +43,21 @@ def per_thread(cache, key, make):
     if made is None:
         made = local.made = make()
     return made
+
+def kept(cache, key, make, owner=None):
+    """``make()``, kept in ``cache`` (a matrix's: dropped when its content changes; None: not
+    kept) under ``key``; with ``owner``, only while the entry was made from that very object
+    (a matrix's CSR and cached CSC forms share its cache). Threads: get-then-set; two may
+    both make a value, equal, either kept."""
+    if cache is None:
+        return make()
+    hit = cache.get(key)
+    if hit is not None and hit[0] is owner:
+        return hit[1]
+    made = make()
+    cache[key] = (owner, made)
+    return made
+
 
 def scalar_arg(value, dtype):
     """``value`` (None: 0) as a kernel's scalar argument of ``dtype``, memoised: a cast costs

@@ -54,9 +54,10 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import backend
+from ..types import cast, cast_scalar
 from . import pull_plans as plans
 from .cache import get_functions
-from .common import aligned, dummy, expand, scalar_arg
+from .common import aligned, dummy, expand, kept, scalar_arg
 from .cuda_common import c_index_type
 from .launch import THREADS, grid, sm_count, strided_grid
 from .operands import (allowed_rows, apply_product, fold_sorted, kernel_key, operand_source,
@@ -67,8 +68,14 @@ xp = backend.xp
 __all__ = ["pull"]
 
 
-def _pull_numpy(B, u, prod, mask):
+def _pull_numpy(B, u, prod, mask, plan_cache=None):
     n = len(B.ptr) - 1
+    if mask is None and u.full and n:
+        if _csr_matvec is not None and _scipy_semiring(prod):
+            return _spmv_scipy(B, u, prod, plan_cache)
+        ufunc = getattr(prod.semiring.monoid.op, "ufunc", None)
+        if ufunc is not None and not prod.tout.is_bool and not prod.positional:
+            return _spmv_numpy(B, u, prod, ufunc)
     if mask is None:  # every row: the entries in order
         rows = np.arange(n)
         owner = rows.repeat(np.diff(B.ptr))
@@ -85,6 +92,99 @@ def _pull_numpy(B, u, prod, mask):
                       rows[owner], j)
     out_rows, vals = fold_sorted(rows[owner], z, prod)
     return "sparse", out_rows.astype(np.int64), vals
+
+
+try:  # scipy.sparse's C++ CSR SpMV: y[i] += sum of Ax[p] * x[Aj[p]] over row i, in order
+    from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
+except ImportError:  # (a private module: without it, the NumPy calls below)
+    _csr_matvec = None
+
+
+def _scipy_semiring(prod):
+    """T = B plus.times u (or plus.first / plus.second, one operand taken as 1) in one
+    numeric type: exactly scipy's sum of products in C arithmetic (integers wrap, as in
+    SuiteSparse; floats summed left to right in CSR order)."""
+    sr = prod.semiring
+    t = prod.tin
+    return (sr.monoid.op.name == "plus" and sr.op.multiply.name in ("times", "first", "second")
+            and t is prod.tout and t.np_type.kind in "iuf" and not prod.positional)
+
+
+def _spmv_scipy(B, u, prod, plan_cache):
+    """Unmasked, u full: w = B plus.⊗ u by scipy's csr_matvec. ⊗ = first / second reads
+    only one operand: the other is an array of ones (kept with B's structure). Empty rows
+    are absent from the bitmap."""
+    ptr, idx = B.ptr, B.idx
+    n, ncols = len(ptr) - 1, len(u.bitmap)
+    nnz = int(ptr[-1])
+    t = prod.tin.np_type
+    name = prod.semiring.op.multiply.name
+    # ⊗'s operands in B-then-u order (vxm's ⊗ takes u first: first/second swap)
+    read_b = name == "times" or (name == "first") == prod.matrix_first
+    read_u = name == "times" or (name == "second") == prod.matrix_first
+    if B.full_width:  # B full: an entry's index is its offset in its vector
+        idx = kept(plan_cache, ("spmv_full_idx", B.full_width, nnz),
+                    lambda: np.tile(np.arange(B.full_width, dtype=np.int64), n))
+    elif len(idx) != nnz:
+        idx = idx[:nnz]
+    if ptr.dtype != idx.dtype:  # csr_matvec takes one index type
+        ptr = kept(plan_cache, ("spmv_ptr", idx.dtype.str), lambda: ptr.astype(idx.dtype),
+                    B.ptr)
+    if read_b and B.values is not None:
+        a = cast(B.values if len(B.values) == nnz else B.values[:nnz], prod.tin, xp)
+    else:
+        iso = _scalar(B.iso, prod.tin) if read_b else t.type(1)
+        a = kept(plan_cache, ("spmv_iso", t.str, iso.tobytes(), nnz),
+                  lambda: np.full(nnz, iso, dtype=t))
+    if read_u and u.values is not None:
+        x = cast(u.values, prod.tin, xp)
+    else:
+        x = np.full(ncols, _scalar(u.iso, prod.tin) if read_u else 1, dtype=t)
+    y = np.zeros(n, dtype=t)
+    _csr_matvec(n, ncols, ptr, idx, a, x, y)
+    return "dense", y, ptr[1:] != ptr[:-1]
+
+
+def _spmv_numpy(B, u, prod, ufunc):
+    """Unmasked, u full, ⊕ a ufunc: scipy's CSR SpMV in NumPy calls. Every stored entry is a
+    term, so ⊗ runs over B's arrays in CSR order (one gather of u) and ⊕ is one reduceat at
+    the rows' starts, in the same order and grouping as the general path's fold. Empty rows
+    are absent from the bitmap (reduceat's value there is ignored)."""
+    ptr = B.ptr
+    nnz = int(ptr[-1])
+    if nnz == 0:
+        return "dense", xp.empty(len(ptr) - 1, dtype=prod.tout.np_type), ptr[1:] != ptr[:-1]
+    tin = prod.tin
+    j = B.idx if len(B.idx) == nnz else B.idx[:nnz]
+    if B.full_width:  # B full: an entry's index is its offset in its vector
+        j = np.arange(nnz) % B.full_width
+    x = operand_values(u, j, tin) if u.values is not None else None
+    if B.values is not None:
+        a = cast(B.values if len(B.values) == nnz else B.values[:nnz], tin, xp)
+    else:
+        a = None
+    if a is None:
+        a = _scalar(B.iso, tin)
+    if x is None:
+        x = _scalar(u.iso, tin)
+    fn = prod.semiring.op.multiply.numpy
+    z = cast(fn(a, x) if prod.matrix_first else fn(x, a), prod.tout, xp)
+    if z.shape != (nnz,):
+        z = xp.broadcast_to(z, (nnz,))
+    starts = ptr[:-1]
+    with np.errstate(all="ignore"):  # ⊕'s values, warnings or not (as segment_reduce)
+        if starts[-1] < nnz:
+            vals = ufunc.reduceat(z, starts, dtype=z.dtype)
+        else:  # trailing empty rows (left out: reduceat takes no start past the end)
+            m = int(np.searchsorted(starts, nnz))
+            vals = xp.empty(len(starts), dtype=z.dtype)
+            vals[:m] = ufunc.reduceat(z, starts[:m], dtype=z.dtype)
+    return "dense", vals, ptr[1:] != ptr[:-1]
+
+
+def _scalar(iso, tin):
+    """An operand's iso value cast to tin (0 where ⊗ does not read it), as a NumPy scalar."""
+    return tin.np_type.type(cast_scalar(0 if iso is None else iso, tin))
 
 
 _PULL = r"""
@@ -776,4 +876,4 @@ def pull(B, u, prod, mask=None, plan_cache=None):
     structure (the Matrix's cache), where the row plan is kept."""
     if backend.is_gpu:
         return _pull_cuda(B, u, prod, mask, plan_cache)
-    return _pull_numpy(B, u, prod, mask)
+    return _pull_numpy(B, u, prod, mask, plan_cache)

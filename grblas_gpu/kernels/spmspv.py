@@ -33,7 +33,8 @@ import numpy as np
 from .. import backend
 from ..vector import DENSE_THRESHOLD
 from . import launch
-from .common import dummy, expand, scalar_arg
+from ..types import cast, cast_scalar
+from .common import dummy, kept, scalar_arg
 from .operands import (DenseOperand, SparseOperand, apply_product, fold_sorted, run_starts,
                        kernel_key, operand_source, operand_values)
 from .cache import get_functions
@@ -628,38 +629,168 @@ def _finish(ws, present, est_touched, nout):
     return "sparse", idx, ws[idx]
 
 
-def _push_numpy(B, u, prod, mask, nout):
+def _push_numpy(B, u, prod, mask, nout, plan_cache=None):
     if isinstance(u, DenseOperand):
         idx = xp.nonzero(u.bitmap)[0]
         u = SparseOperand(idx, None if u.values is None else u.values[idx], u.iso, u.dtype)
-    k = u.indices.astype(np.int64, copy=False)
-    pos, owner = expand(B.ptr, k)
-    i = B.idx[pos]  # (B's index type: T's indices are cast to their own on the way out)
-    if len(i) and prod.semiring.monoid.op.all_terminal:
+    k = u.indices
+    ptr = B.ptr
+    ends = ptr[1:].take(k)
+    lens = ends - ptr.take(k)
+    mult, add = prod.semiring.op.multiply, prod.semiring.monoid.op
+    if add.all_terminal and prod.positional and _sparsetools is not None and _c_indices(B):
+        return _push_any_positional_c(B, prod, mask, k, lens, plan_cache, nout)
+    ufuncs = (getattr(mult, "ufunc", None) is not None and add.ufunc is not None
+              and not prod.tout.is_bool)
+    if ufuncs and add.name == "plus" and _sparsetools is not None and _plus_in_c(B, prod):
+        return _push_plus_c(B, u, prod, mask, k, lens, mult.ufunc, nout)
+    # the entries of B's vectors k, in order: entry e of vector k[v] is at
+    # ends[v] - (terms up to and including vector v) + e, e counted over all the terms
+    cs = lens.cumsum()
+    total = int(cs[-1]) if len(cs) else 0
+    if total == 0:
+        return "sparse", B.idx[:0], xp.empty(0, dtype=prod.tout.np_type)
+    pos = (ends - cs).repeat(lens)
+    pos += np.arange(total)
+    i = B.idx.take(pos)  # (B's index type: T's indices are cast to their own on the way out)
+    if prod.semiring.monoid.op.all_terminal:
         # ANY keeps each output's first term (in stable order): compute only those, and
         # test the mask on them alone (it allows or refuses all of an output's terms)
-        order = i.argsort(kind="stable")
-        keys = i[order]
+        order = _stable_order(i, nout)
+        keys = i.take(order)
         starts = run_starts(keys)
-        first, i = order[starts], keys[starts]
+        first, i = order.take(starts), keys.take(starts)
         if mask is not None:
             keep = _allowed_at(mask, i)
             first, i = first[keep], i[keep]
-        return "sparse", i, _products(B, u, prod, pos[first], owner[first], i, k)
-    if mask is not None and len(i):
+        # the vector each first term came from
+        owner = cs.searchsorted(first, side="right")
+        return "sparse", i, _products(B, u, prod, pos.take(first), owner, i, k)
+    if ufuncs:
+        return _push_ufuncs(B, u, prod, mask, lens, pos, i, mult.ufunc, add.ufunc, nout)
+    owner = np.arange(len(k)).repeat(lens)
+    if mask is not None:
         keep = _allowed_at(mask, i)
         pos, owner, i = pos[keep], owner[keep], i[keep]
-    order = i.argsort(kind="stable")
+    order = _stable_order(i, nout)
     z = _products(B, u, prod, pos, owner, i, k)
-    out, vals = fold_sorted(i[order], z[order], prod)
+    out, vals = fold_sorted(i.take(order), z.take(order), prod)
     return "sparse", out, vals
+
+
+try:  # scipy.sparse's C++ CSR helpers (a private module: without it, NumPy calls)
+    from scipy.sparse import _sparsetools
+except ImportError:
+    _sparsetools = None
+
+
+def _stable_order(i, nout):
+    """i.argsort(kind="stable"): by NumPy's radix sort (16-bit keys) when the outputs fit
+    and the terms are many enough for it to pay."""
+    if len(i) >= 256 and nout is not None and nout <= 1 << 16:
+        return i.astype(np.uint16).argsort(kind="stable")
+    return i.argsort(kind="stable")
+
+
+def _c_indices(B):
+    """B's offsets and indices are of one type that scipy's C++ loops take."""
+    return B.ptr.dtype == B.idx.dtype and B.idx.dtype in (np.int32, np.int64)
+
+
+def _push_any_positional_c(B, prod, mask, k, lens, plan_cache, nout):
+    """ANY with a positional ⊗ (BFS's any.secondi): each term's output index and the vector
+    it came from copied by csr_row_index (B's vector ids kept with the matrix), the mask
+    tested at the terms, and each output's first term (in stable order) kept."""
+    itype = B.idx.dtype
+    ptr = B.ptr
+    ids = kept(plan_cache, ("push_vector_ids", id(ptr)),
+               lambda: backend.row_ids(ptr, len(B.idx), itype), owner=ptr)
+    total = int(lens.sum())
+    i, kk = xp.empty(total, dtype=itype), xp.empty(total, dtype=itype)
+    _sparsetools.csr_row_index(len(k), k.astype(itype, copy=False), ptr, B.idx, ids, i, kk)
+    if mask is not None:
+        keep = _allowed_at(mask, i)
+        i, kk = i[keep], kk[keep]
+    if not len(i):
+        return "sparse", i, xp.empty(0, dtype=prod.tout.np_type)
+    order = _stable_order(i, nout)
+    keys = i.take(order)
+    starts = run_starts(keys)
+    i = keys.take(starts)
+    return "sparse", i, apply_product(prod, None, None, i, kk.take(order.take(starts)))
+
+
+def _plus_in_c(B, prod):
+    """⊕ = plus over a numeric type, B's offsets and indices of one integer type: the terms
+    are gathered and summed by scipy's C++ loops (exactly: integers wrap as in NumPy and
+    SuiteSparse; floats summed in one order, within rounding of any other)."""
+    return _c_indices(B) and prod.tout.np_type.kind in "iuf"
+
+
+def _push_plus_c(B, u, prod, mask, k, lens, mult, nout):
+    """T = B plus.⊗ u over the vectors k: the terms' indices (and B's values) copied by
+    csr_row_index, ⊗ as a ufunc (u's values repeated by the vectors' lengths), the terms
+    sorted by output and equal outputs summed in place (csr_sort_indices,
+    csr_sum_duplicates over one row)."""
+    itype = B.idx.dtype
+    total = int(lens.sum())
+    i = xp.empty(total, dtype=itype)
+    # B's values, or (iso: not read) its indices again, as the copied values
+    src = B.values if B.values is not None else B.idx
+    a = xp.empty(total, dtype=src.dtype)
+    _sparsetools.csr_row_index(len(k), k.astype(itype, copy=False), B.ptr, B.idx, src, i, a)
+    tin, tout = prod.tin, prod.tout
+    a = (cast(a, tin, xp) if B.values is not None
+         else tin.np_type.type(cast_scalar(0 if B.iso is None else B.iso, tin)))
+    x = (cast(u.values, tin, xp).repeat(lens) if u.values is not None
+         else tin.np_type.type(cast_scalar(0 if u.iso is None else u.iso, tin)))
+    with np.errstate(all="ignore"):
+        z = mult(a, x) if prod.matrix_first else mult(x, a)
+    if z.shape != i.shape:
+        z = xp.full(i.shape, z, dtype=z.dtype)
+    z = cast(z, tout, xp)
+    if mask is not None:
+        keep = _allowed_at(mask, i)
+        i, z = i[keep], z[keep]
+    ap = np.array([0, len(i)], dtype=itype)
+    _sparsetools.csr_sort_indices(1, ap, i, z)
+    _sparsetools.csr_sum_duplicates(1, nout, ap, i, z)
+    m = int(ap[1])
+    return "sparse", i[:m], z[:m]
+
+
+def _push_ufuncs(B, u, prod, mask, lens, pos, i, mult, add, nout):
+    """The terms and their fold when ⊗ and ⊕ are NumPy ufuncs: ⊗ over the terms (u's values
+    repeated by the lengths of its vectors, B's gathered), ⊕ by one reduceat over the terms
+    sorted (stably) by output, both under one errstate (the operators' results are defined
+    values, not warnings)."""
+    tin, tout = prod.tin, prod.tout
+    a = (cast(B.values.take(pos), tin, xp) if B.values is not None
+         else tin.np_type.type(cast_scalar(0 if B.iso is None else B.iso, tin)))
+    x = (cast(u.values, tin, xp).repeat(lens) if u.values is not None
+         else tin.np_type.type(cast_scalar(0 if u.iso is None else u.iso, tin)))
+    with np.errstate(all="ignore"):
+        z = mult(a, x) if prod.matrix_first else mult(x, a)
+        if z.shape != i.shape:
+            z = xp.full(i.shape, z, dtype=z.dtype)
+        z = cast(z, tout, xp)
+        if mask is not None:
+            keep = _allowed_at(mask, i)
+            i, z = i[keep], z[keep]
+            if not len(i):
+                return "sparse", i, z
+        order = _stable_order(i, nout)
+        keys = i.take(order)
+        starts = run_starts(keys)
+        vals = add.reduceat(z.take(order), starts, dtype=z.dtype)
+    return "sparse", keys.take(starts), vals
 
 
 def _allowed_at(mask, i):
     """allowed_rows(mask, n)[i], reading the mask at the outputs i only."""
-    m = mask.bitmap[i].astype(bool, copy=False)
+    m = mask.bitmap.take(i).astype(bool, copy=False)
     if mask.values is not None:
-        m = m & (mask.values[i] != 0)
+        m = m & (mask.values.take(i) != 0)
     return ~m if mask.complement else m
 
 
@@ -672,11 +803,12 @@ def _products(B, u, prod, pos, owner, i, k):
     return apply_product(prod, a, x, i, k[owner])
 
 
-def push(B, u, prod, mask=None, nout=None):
+def push(B, u, prod, mask=None, nout=None, plan_cache=None):
     """T = B ⊕.⊗ u over the columns u names; ``nout`` = T's size (B's row count). u is a
     SparseOperand, or a DenseOperand (a bitmap: on the GPU its entries are listed and counted
     on the device, and T is left dense, so nothing is read back to the host).
+    ``plan_cache``: the cache of B's matrix (NumPy: arrays derived from B's structure).
     Returns ('dense', values, bitmap) or ('sparse', indices, values)."""
     if backend.is_gpu:
         return _push_cuda(B, u, prod, mask, nout)
-    return _push_numpy(B, u, prod, mask, nout)
+    return _push_numpy(B, u, prod, mask, nout, plan_cache)

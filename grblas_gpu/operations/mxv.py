@@ -157,7 +157,8 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
             # u held as a bitmap is pushed as one (listed on the device): no read back
             U = (_sparse_operand(u, u_structure, reads_u) if u.has_sparse
                  else _dense_operand(u, u_structure, reads_u))
-            form, a, b = spmspv.push(B, U, prod, _dense_mask(mask, nrows), nout=nrows)
+            form, a, b = spmspv.push(B, U, prod, _dense_mask(mask, nrows), nout=nrows,
+                                     plan_cache=A._caching())
         T = (Vector._from_dense(nrows, prod.tout, a, b, full) if form == "dense"
              else Vector._from_sparse(nrows, prod.tout, a, b))
         t_is_masked = mask is not None
@@ -194,7 +195,16 @@ def _report(what, choice):
 # ---------------------------------------------------------------- operands
 def _compressed(A, by_rows, structure, reads_values):
     """A by rows (CSR) or by columns (the cached CSC, values gathered once and cached);
-    values None when ⊗ ignores them, A is iso, or structure-only."""
+    values None when ⊗ ignores them, A is iso, or structure-only. Kept in A's cache (which
+    any change of A empties)."""
+    key = ("compressed", by_rows, structure, reads_values)
+    made = A._cache.get(key)
+    if made is None:
+        made = A._caching()[key] = _make_compressed(A, by_rows, structure, reads_values)
+    return made
+
+
+def _make_compressed(A, by_rows, structure, reads_values):
     if by_rows:
         ptr, idx, vals = A._indptr, A._indices, A._values
     else:
