@@ -94,10 +94,21 @@ def _pull_numpy(B, u, prod, mask, plan_cache=None):
     return "sparse", out_rows.astype(np.int64), vals
 
 
-try:  # scipy.sparse's C++ CSR SpMV: y[i] += sum of Ax[p] * x[Aj[p]] over row i, in order
-    from scipy.sparse._sparsetools import csr_matvec as _csr_matvec
-except ImportError:  # (a private module: without it, the NumPy calls below)
-    _csr_matvec = None
+def _checked_csr_matvec():
+    """scipy.sparse's C++ CSR SpMV (y[i] += sum of Ax[p] * x[Aj[p]] over row i, in order), or
+    None (the NumPy calls below) where the private module is missing or answers otherwise
+    than used here: tried once on a 2 × 2 matrix."""
+    try:
+        from scipy.sparse._sparsetools import csr_matvec
+        y = np.zeros(2)
+        csr_matvec(2, 2, np.array([0, 1, 3], np.int32), np.array([1, 0, 1], np.int32),
+                   np.array([2.0, 3.0, 4.0]), np.array([10.0, 100.0]), y)
+        return csr_matvec if y.tolist() == [200.0, 430.0] else None
+    except Exception:  # (any change of a private API: fall back, never fail a product)
+        return None
+
+
+_csr_matvec = _checked_csr_matvec()
 
 
 def _scipy_semiring(prod):

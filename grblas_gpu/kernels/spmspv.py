@@ -678,10 +678,28 @@ def _push_numpy(B, u, prod, mask, nout, plan_cache=None):
     return "sparse", out, vals
 
 
-try:  # scipy.sparse's C++ CSR helpers (a private module: without it, NumPy calls)
-    from scipy.sparse import _sparsetools
-except ImportError:
-    _sparsetools = None
+def _checked_sparsetools():
+    """scipy.sparse's C++ CSR helpers, or None (NumPy calls instead) where the private module
+    is missing or its functions no longer answer as used here: each is tried once on a
+    2 × 2 matrix."""
+    try:
+        from scipy.sparse import _sparsetools as st
+        i32 = np.int32
+        ptr, idx = np.array([0, 1, 2], i32), np.array([1, 0], i32)
+        rows, out_i = np.array([1], i32), np.empty(1, i32)
+        out_x = np.empty(1, np.float64)
+        st.csr_row_index(1, rows, ptr, idx, np.array([5.0, 7.0]), out_i, out_x)
+        ap, ci, cx = np.array([0, 3], i32), np.array([2, 0, 2], i32), np.array([1.0, 2.0, 3.0])
+        st.csr_sort_indices(1, ap, ci, cx)
+        st.csr_sum_duplicates(1, 3, ap, ci, cx)
+        ok = (out_i.tolist() == [0] and out_x.tolist() == [7.0] and ap.tolist() == [0, 2]
+              and ci[:2].tolist() == [0, 2] and cx[:2].tolist() == [2.0, 4.0])
+        return st if ok else None
+    except Exception:  # (any change of a private API: fall back, never fail a product)
+        return None
+
+
+_sparsetools = _checked_sparsetools()
 
 
 def _stable_order(i, nout):
