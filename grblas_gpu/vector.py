@@ -45,7 +45,7 @@ def _host_entries(indices, values, size, dtype):
     """(size, dtype, indices, values, iso) for Vector._from_sparse, checked and sorted on the
     host; None when the entries are device arrays, many, unsorted-with-duplicates or invalid
     in any way (the general path then combines or rejects them, with its errors)."""
-    if isinstance(indices, xp.ndarray) and backend.is_gpu:
+    if (isinstance(indices, xp.ndarray) and backend.is_gpu) or hasattr(indices, "nvals"):
         return None
     if values is not None and not np.isscalar(values):
         if hasattr(values, "nvals") or getattr(values, "ndim", 1) == 0 or (isinstance(values, xp.ndarray) and backend.is_gpu):

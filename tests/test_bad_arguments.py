@@ -152,6 +152,15 @@ def _graph_vec():
     return gb.Vector.from_coo([0, 1], [1.0, 2.0], size=N)
 
 
+def _nx_graph():
+    import networkx as nx
+
+    G = nx.Graph()
+    G.add_edge("a", "b", weight=2.0)
+    G.add_edge("b", "c")
+    return G
+
+
 OPS = {"mask": None, "accum": None, "desc": None}
 
 
@@ -388,6 +397,13 @@ CALLS = {
     "generate.grid": lambda o: (generate.grid, [2, 3], dict(seed=1, weighted=False, dtype=None)),
     "generate.karate": lambda o: (generate.karate, [], dict(dtype=None)),
     "generate.graph": lambda o: (generate.graph, ["rmat:2:2"], dict(seed=3)),
+    # ---- conversions (grblas_gpu.io, python-graphblas's graphblas.io names)
+    "io.from_networkx": lambda o: (gg.io.from_networkx, [_nx_graph()],
+                                   dict(nodelist=None, dtype=None, weight="weight", name=None)),
+    "io.to_networkx": lambda o: (gg.io.to_networkx, [o.A, "weight"], dict(create_using=None)),
+    "io.from_scipy_sparse": lambda o: (gg.io.from_scipy_sparse, [o.A.to_scipy()],
+                                       dict(dup_op=None, name=None)),
+    "io.to_scipy_sparse": lambda o: (gg.io.to_scipy_sparse, [o.u, "coo"], {}),
     # ---- random selection (three slots, so a two-element list is the wrong length)
     "sampling.stream_key": lambda o: (gg.sampling.stream_key, [2024, 3], {}),
     "sampling.draw_bits": lambda o: (gg.sampling.draw_bits, [12345, np.arange(3)], {}),
@@ -507,6 +523,8 @@ def public_callables():
                                           "catalog", "make_monoid", "make_semiring", "binary_op",
                                           "unary_op", "indexunary_op")]
     names += [f"generate.{n}" for n in generate.__all__ if callable(getattr(generate, n))]
+    names += [f"io.{n}" for n in gg.io.__all__
+              if n in ("from_networkx", "to_networkx", "from_scipy_sparse", "to_scipy_sparse")]
     names += [f"sampling.{n}" for n in gg.sampling.__all__ if callable(getattr(gg.sampling, n))]
     names += [f"traversal.{n}" for n in gg.traversal.__all__
               if callable(getattr(gg.traversal, n)) and n != "traverse"]   # (gg.traverse)
