@@ -195,3 +195,70 @@ def test_modules_are_attributes_after_import_alone():
     assert out.stdout.strip() == "ok", out.stderr
     with pytest.raises(AttributeError):
         gg.no_such_module
+
+
+# ---------------------------------------------------------------------- infix, method outputs
+def test_infix_union_and_intersection_follow_python_graphblas():
+    a = gg.Vector.from_coo([0, 1], [True, False], size=4)
+    b = gg.Vector.from_coo([1, 2], [True, True], size=4)
+    assert (a | b).isequal(a.ewise_add(b, "lor"))
+    assert (a & b).isequal(a.ewise_mult(b, "land"))
+    assert (a | b).to_coo()[1].tolist() == [True, True, True]
+    M = gg.Matrix.from_coo([0, 1], [1, 0], [True, True], nrows=2, ncols=2)
+    assert (M.T | M).isequal(M) and (M & M.T).isequal(M)
+    f = gg.Vector.from_coo([0], [1.0], size=4)
+    with pytest.raises(gg.DomainMismatch, match="ewise_add"):
+        f | f                                  # python-graphblas: BOOL only (TypeError)
+    with pytest.raises(gg.DomainMismatch, match="ewise_mult"):
+        a & f
+    with pytest.raises(gg.InvalidValue):
+        a | 1
+    with pytest.raises(gg.InvalidValue):
+        1 & a
+    with pytest.raises(gg.DimensionMismatch):
+        a | gg.Vector(gg.BOOL, 3)
+
+
+def test_method_forms_take_mask_accum_desc_out():
+    u = gg.Vector.from_coo([0, 1, 2], [1.0, -2.0, 3.0], size=4)
+    m = gg.Vector.from_coo([0, 2], [True, True], size=4)
+    assert u.apply("abs", mask=m.S).to_coo()[0].tolist() == [0, 2]
+    assert u.apply("abs", mask=~m.S).to_coo()[0].tolist() == [1]
+    w = gg.Vector.from_coo([0, 3], [10.0, 20.0], size=4)
+    assert u.apply("abs", accum="plus", out=w) is w
+    assert w.to_coo()[1].tolist() == [11.0, 2.0, 3.0, 20.0]
+    c = gg.Vector.from_coo([3], [5.0], size=4)
+    u.select("valuegt", 0.0, mask=m.S, out=c)                       # c⟨m⟩ = select(u)
+    assert c.to_coo()[0].tolist() == [0, 2, 3]
+    t = u.ewise_add(w, "plus", mask=m.S, desc=gg.GrB_REPLACE)
+    assert t.to_coo()[1].tolist() == [12.0, 6.0]
+    s = gg.Vector.from_coo([1], [100.0], size=4)
+    u.ewise_mult(w, "times", accum="plus", out=s)
+    assert s.to_coo()[1].tolist() == [11.0, 96.0, 9.0]
+    r = gg.Vector(gg.FP64, 4)
+    u.ewise_union(w, "minus", 0.0, 0.0, out=r)
+    assert r.to_coo()[1].tolist() == [-10.0, -4.0, 0.0, -20.0]
+    with pytest.raises(gg.InvalidValue, match="out="):
+        u.apply("abs", accum="plus")
+    with pytest.raises(gg.InvalidValue):
+        u.apply("abs", out="w")
+    A = gg.Matrix.from_coo([0, 1], [1, 0], [1.0, 2.0], nrows=2, ncols=2)
+    M = gg.Matrix.from_coo([0], [1], [True], nrows=2, ncols=2)
+    assert A.T.apply("ainv", mask=M.S).to_coo()[2].tolist() == [-2.0]
+
+
+# ---------------------------------------------------------------------- empty reductions
+def test_reduction_of_an_empty_vector_to_a_scalar_is_empty():
+    u = gg.Vector(gg.INT64, 5)
+    s = gg.Vector(gg.INT64, 1)                       # a GrB_Scalar with no entry
+    assert gg.reduce_scalar(u, "plus", out=s) is s and s.nvals == 0
+    d = gg.Vector.from_dense(np.zeros(5, dtype=np.int64))
+    d.clear()
+    gg.reduce_scalar(d, "max", out=s)
+    assert s.nvals == 0
+    # the host form returns a number: the monoid's identity, as GrB_reduce to a C scalar
+    assert gg.reduce_scalar(u, "plus") == 0
+    w = gg.Vector(gg.INT64, 5)
+    with pytest.raises(gg.EmptyObject, match="right="):
+        gg.apply(w, gg.Vector.from_coo([1], [2], size=5), "plus", right=s)
+    assert w.nvals == 0
