@@ -31,3 +31,20 @@ __all__ = [
     "FP32", "FP64", *_operations_all, "traversal", "traverse", "KernelStats", "kernel_stats",
     "warmup", "WarmupSummary",
 ]
+
+# Modules reached as attributes (gg.io.read_mm, gg.generate.rmat, gg.plot.draw) without an
+# import of their own, imported on first use: plot needs matplotlib only when it draws.
+_LAZY_MODULES = ("io", "generate", "plot")
+
+
+def __getattr__(name):
+    if name in _LAZY_MODULES:
+        import importlib
+
+        return importlib.import_module(f".{name}", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_MODULES))
+

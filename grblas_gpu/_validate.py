@@ -4,7 +4,8 @@ import operator
 import numpy as np
 
 from . import backend
-from .errors import DimensionMismatch, DomainMismatch, IndexOutOfBounds, InvalidValue
+from .errors import (DimensionMismatch, DomainMismatch, IndexOutOfBounds, InvalidValue,
+                     TypeNotSupported)
 from .types import cast, check_representable, check_value_kind, lookup_dtype, scalar_value
 
 xp = backend.xp
@@ -32,6 +33,7 @@ def as_index_array(a, what, module=None):
     if a is None:
         raise InvalidValue(f"{what} is required")
     if not is_array(a):  # lists: read on the host, where a bad one raises ours
+        _not_container(a, what, InvalidValue)
         try:
             a = np.asarray(a)
         except (TypeError, ValueError, OverflowError):
@@ -51,6 +53,13 @@ def as_index_array(a, what, module=None):
     if arr.dtype == np.uint64 and bool(backend.to_scalar((arr > np.iinfo(np.int64).max).any())):
         raise IndexOutOfBounds(f"{what} has an index beyond 2**63-1")
     return arr.astype(np.int64, copy=False)
+
+
+def _not_container(a, what, cls):
+    """A Matrix or Vector given for an array: refused, though ``np.asarray`` would give a full
+    one's dense values (an operand put in the wrong place, not an array)."""
+    if hasattr(a, "nvals") and hasattr(a, "dtype"):
+        raise cls(f"{what} must be an array, got a {type(a).__name__}")
 
 
 def is_index_collection(k):
@@ -132,6 +141,7 @@ def values_array(values, dtype, what="values"):
         if values is None or isinstance(values, (str, bytes, dict, set)):
             raise DomainMismatch(f"{what} must be an array or a list of numbers, "
                                  f"got {type(values).__name__}")
+        _not_container(values, what, TypeNotSupported)
         try:
             values = np.asarray(values)
         except (TypeError, ValueError, OverflowError) as e:

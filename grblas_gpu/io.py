@@ -49,7 +49,10 @@ from .errors import IndexOutOfBounds, InvalidValue, NotSupported
 from .types import (BOOL, FP32, FP64, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32,
                     UINT64)
 
-__all__ = ["read_mm", "write_mm", "mm_info"]
+from .io_convert import from_networkx, from_scipy_sparse, to_networkx, to_scipy_sparse
+
+__all__ = ["read_mm", "write_mm", "mm_info", "mmread", "mmwrite", "from_networkx",
+           "to_networkx", "from_scipy_sparse", "to_scipy_sparse"]
 
 # C names used by LAGraph's %%GraphBLAS type line, and the older GrB_ names
 _CTYPE_TO_DTYPE = {
@@ -198,6 +201,11 @@ def write_mm(path_or_file, A, *, comments=None, symmetry="general"):
     except (OSError, TypeError, ValueError) as e:  # closed, read-only, of the other mode
         name = getattr(path_or_file, "name", "<file>")
         raise InvalidValue(f"write_mm: cannot write to {name}: {e}") from e
+
+
+# python-graphblas's names (graphblas.io.mmread / mmwrite) for the same functions
+mmread = read_mm
+mmwrite = write_mm
 
 
 def _write_path(path, chunks):

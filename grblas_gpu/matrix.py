@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from . import backend
+from . import _interop, backend
 from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, check_same_length,
                         index_dtype, is_index_collection, values_and_dtype, values_array)
 from .errors import DimensionMismatch, IndexOutOfBounds, InvalidValue, NotSupported
@@ -236,12 +236,10 @@ class Matrix(MaskableMixin, MatrixMethods):
 
     @classmethod
     def from_scipy(cls, S, *, dtype=None, dup_op=None):
-        """From a scipy.sparse (or cupyx.scipy.sparse) matrix; explicit zeros are entries."""
-        if not (hasattr(S, "tocoo") and getattr(S, "ndim", None) == 2):
-            raise InvalidValue(f"from_scipy needs a scipy.sparse matrix, got {type(S).__name__}")
-        coo = S.tocoo()
-        return cls.from_coo(coo.row, coo.col, coo.data, nrows=S.shape[0], ncols=S.shape[1],
-                            dtype=dtype, dup_op=dup_op)
+        """From a scipy.sparse array or matrix of any format (or a cupyx.scipy.sparse matrix,
+        read on the device under CuPy); explicit zeros are entries. Duplicates (coo) raise
+        InvalidValue unless ``dup_op`` combines them."""
+        return _interop.from_scipy_matrix(cls, S, dtype, dup_op)
 
     @classmethod
     def from_graphblas(cls, G):
@@ -380,11 +378,18 @@ class Matrix(MaskableMixin, MatrixMethods):
             dense[self._rows(), self._indices] = self._values_full()
             return dense if device else backend.to_host(dense)
 
-    def to_scipy(self):
-        import scipy.sparse as sp
+    def to_scipy(self, *, device=False):
+        """A ``scipy.sparse.csr_array`` of host copies. device=True: the storage itself, not
+        copied (read-only, as to_csr(device=True)): a scipy ``csr_array`` under NumPy, a
+        ``cupyx.scipy.sparse.csr_matrix`` under CuPy (bool and float types only)."""
+        device = as_flag(device, "device")
+        indptr, indices, values = self.to_csr(device=True)
+        return _interop.csr_export(indptr, indices, values, self.shape, device)
 
-        indptr, indices, values = self.to_csr()
-        return sp.csr_matrix((values, indices, indptr), shape=self.shape)
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(A)``: the dense matrix of a matrix with every entry present (a host
+        copy); InvalidValue when entries are missing (use ``to_dense(fill)``)."""
+        return _interop.dense_export(self, self.nvals, self._nrows * self._ncols, dtype, copy)
 
     def to_graphblas(self):
         import graphblas as gb

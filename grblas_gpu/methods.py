@@ -6,7 +6,7 @@ they sit above the containers, and a method is the public door into them, one ca
 one kind of edge tests/test_import_graph.py declares and leaves out of its cycle check)."""
 
 from .descriptor import Method
-from .errors import InvalidValue
+from .errors import DomainMismatch, InvalidValue
 
 __all__ = ["ElementwiseMethods", "MatrixMethods"]
 
@@ -16,30 +16,68 @@ class ElementwiseMethods:
 
     __slots__ = ()
 
-    def ewise_add(self, other, op=None):
+    # Output keywords of the method forms: ``mask`` and ``desc`` shape the new object (or
+    # ``out``), ``accum`` and ``out`` write into an existing one: out⟨mask⟩ = accum(out, T),
+    # returning out (python-graphblas's ``C(mask, accum) << A.apply(op)``).
+    def ewise_add(self, other, op=None, *, mask=None, accum=None, desc=None, out=None):
         """A new object: self ⊕ other over the union (default op 'plus')."""
         from .operations.ewise import ewise_method
-        return ewise_method("add", self, other, op)
+        return ewise_method("add", self, other, op, mask=mask, accum=accum, desc=desc, out=out)
 
-    def ewise_mult(self, other, op=None):
+    def ewise_mult(self, other, op=None, *, mask=None, accum=None, desc=None, out=None):
         """A new object: self ⊗ other over the intersection (default op 'times')."""
         from .operations.ewise import ewise_method
-        return ewise_method("mult", self, other, op)
+        return ewise_method("mult", self, other, op, mask=mask, accum=accum, desc=desc, out=out)
 
-    def ewise_union(self, other, op, left_default, right_default):
+    def ewise_union(self, other, op, left_default, right_default, *, mask=None, accum=None,
+                    desc=None, out=None):
         """A new object: ewise_union(self, left_default, other, right_default, op)."""
         from .operations.ewise import ewise_method
-        return ewise_method("union", self, other, op, left_default, right_default)
+        return ewise_method("union", self, other, op, left_default, right_default, mask=mask,
+                            accum=accum, desc=desc, out=out)
 
-    def apply(self, op, right=None, *, left=None, thunk=None):
+    def __or__(self, other):
+        """``A | B``: the union with lor, for BOOL operands only (python-graphblas's infix
+        rule); other types raise DomainMismatch: name the operator with ewise_add."""
+        return self._infix(other, "add", "|", "lor")
+
+    def __and__(self, other):
+        """``A & B``: the intersection with land, for BOOL operands only (python-graphblas's
+        rule); other types raise DomainMismatch: name the operator with ewise_mult."""
+        return self._infix(other, "mult", "&", "land")
+
+    def __ror__(self, other):  # x | A for an x that is no GraphBLAS object
+        raise InvalidValue(f"x | y needs two Matrix or Vector operands, got {type(other).__name__}")
+
+    def __rand__(self, other):
+        raise InvalidValue(f"x & y needs two Matrix or Vector operands, got {type(other).__name__}")
+
+    def _infix(self, other, mode, symbol, op):
+        from .operations.ewise import ewise_method
+        from .types import BOOL
+
+        if not (hasattr(other, "nvals") and hasattr(other, "shape")):
+            raise InvalidValue(f"x {symbol} y needs two Matrix or Vector operands, got "
+                               f"{type(other).__name__}")
+        if self.dtype is not BOOL or other.dtype is not BOOL:
+            method = "ewise_add" if mode == "add" else "ewise_mult"
+            raise DomainMismatch(
+                f"x {symbol} y is {method} with {op}, for BOOL operands only (as in "
+                f"python-graphblas); got {self.dtype.name} and {other.dtype.name}: call "
+                f"x.{method}(y, op) with the operator")
+        return ewise_method(mode, self, other, op)
+
+    def apply(self, op, right=None, *, left=None, thunk=None, mask=None, accum=None, desc=None,
+              out=None):
         """A new object: f(x) (unary), f(left, x), f(x, right), or f(x, i, j, thunk)."""
         from .operations.apply import apply_method
-        return apply_method(self, op, right, left=left, thunk=thunk)
+        return apply_method(self, op, right, left=left, thunk=thunk, mask=mask, accum=accum,
+                            desc=desc, out=out)
 
-    def select(self, op, thunk=None):
+    def select(self, op, thunk=None, *, mask=None, accum=None, desc=None, out=None):
         """A new object: the entries where f(x, i, j, thunk) is true."""
         from .operations.select import select_method
-        return select_method(self, op, thunk)
+        return select_method(self, op, thunk, mask=mask, accum=accum, desc=desc, out=out)
 
     def reduce_scalar(self, op="plus", *, accum=None, initial=None):
         """⊕ over every entry, as a NumPy scalar (the identity when there are none)."""

@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from . import backend
+from . import _interop, backend
 from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, index_dtype,
                         is_array, is_index_collection, values_and_dtype, values_array)
 from .errors import IndexOutOfBounds, InvalidValue
@@ -45,10 +45,10 @@ def _host_entries(indices, values, size, dtype):
     """(size, dtype, indices, values, iso) for Vector._from_sparse, checked and sorted on the
     host; None when the entries are device arrays, many, unsorted-with-duplicates or invalid
     in any way (the general path then combines or rejects them, with its errors)."""
-    if isinstance(indices, xp.ndarray) and backend.is_gpu:
+    if (isinstance(indices, xp.ndarray) and backend.is_gpu) or hasattr(indices, "nvals"):
         return None
     if values is not None and not np.isscalar(values):
-        if getattr(values, "ndim", 1) == 0 or (isinstance(values, xp.ndarray) and backend.is_gpu):
+        if hasattr(values, "nvals") or getattr(values, "ndim", 1) == 0 or (isinstance(values, xp.ndarray) and backend.is_gpu):
             return None
     try:
         idx = np.asarray(indices)
@@ -283,6 +283,19 @@ class Vector(MaskableMixin, ElementwiseMethods):
         idx, vals = g.to_coo()
         return cls.from_coo(idx.astype(np.int64), vals, size=g.size, dtype=g.dtype.name)
 
+    @classmethod
+    def from_scipy(cls, S, *, dtype=None, dup_op=None):
+        """From a 1 x n or n x 1 scipy.sparse array or matrix of any format, or scipy's 1-D
+        ``coo_array`` (a cupyx.scipy.sparse matrix is read on the device under CuPy)."""
+        return _interop.from_scipy_vector(cls, S, dtype, dup_op)
+
+    @classmethod
+    def from_dlpack(cls, x, *, dtype=None):
+        """A full Vector over a 1-D array exporting DLPack (``torch.from_dlpack``'s
+        counterpart): on the backend's device, adopted without a copy when its type is the
+        vector's (the caller must not write into it afterwards), else cast."""
+        return _interop.from_dlpack_vector(cls, x, dtype)
+
     # ------------------------------------------------------------------ properties
     size = property(lambda self: self._size)
     shape = property(lambda self: (self._size,))
@@ -398,6 +411,32 @@ class Vector(MaskableMixin, ElementwiseMethods):
         with memory.oom_guard("Vector.to_dense"):
             out = xp.where(bitmap, values, fill)
             return out if device else backend.to_host(out)
+
+    def to_scipy(self, *, device=False):
+        """One row: a 1 x size ``scipy.sparse.csr_array`` (python-graphblas's
+        ``to_scipy_sparse``), as Matrix.to_scipy (device=True: cupyx under CuPy)."""
+        device = as_flag(device, "device")
+        idx, vals = self.to_coo(device=True)
+        indptr = xp.asarray(np.array([0, len(idx)], dtype=idx.dtype))
+        return _interop.csr_export(indptr, idx, vals, (1, self._size), device)
+
+    def __array__(self, dtype=None, copy=None):
+        """``np.asarray(v)``: the dense values of a full vector (a host copy); InvalidValue
+        when entries are missing (use ``to_dense(fill)``)."""
+        return _interop.dense_export(self, self.nvals, self._size, dtype, copy)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack export of a full vector's dense values, shared with the vector (valid until
+        it next changes): ``torch.from_dlpack(v)``. A vector with missing entries refuses
+        (InvalidValue): export ``to_coo(device=True)``'s arrays or ``to_dense(fill,
+        device=True)`` instead."""
+        return _interop.dlpack_export(self._dense_form()[0] if self.nvals == self._size else None,
+                                      self, self.nvals, self._size, stream, max_version,
+                                      dl_device, copy)
+
+    def __dlpack_device__(self):
+        """(device type, device id) of the storage: (1, 0) under NumPy, (2, id) under CuPy."""
+        return _interop.dlpack_device(self._storage_arrays()[0])
 
     def to_graphblas(self):
         import graphblas as gb

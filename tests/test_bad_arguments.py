@@ -42,7 +42,9 @@ def objects():
     m = gg.Vector.from_coo([0, 3], [True, True], size=N)
     s = gg.Vector.from_coo([0], [2.0], size=1)  # a GrB_Scalar
     d = gg.Descriptor()
-    return pytypes.SimpleNamespace(A=A, B=B, C=C, M=M, u=u, v=v, w=w, m=m, s=s, d=d)
+    F = gg.Matrix.from_dense(np.arange(4.0).reshape(2, 2))  # full: np.asarray gives it
+    f = gg.Vector.from_dense(np.arange(float(N)))
+    return pytypes.SimpleNamespace(A=A, B=B, C=C, M=M, u=u, v=v, w=w, m=m, s=s, d=d, F=F, f=f)
 
 
 def snapshot(o):
@@ -150,6 +152,15 @@ def _graph_vec():
     return gb.Vector.from_coo([0, 1], [1.0, 2.0], size=N)
 
 
+def _nx_graph():
+    import networkx as nx
+
+    G = nx.Graph()
+    G.add_edge("a", "b", weight=2.0)
+    G.add_edge("b", "c")
+    return G
+
+
 OPS = {"mask": None, "accum": None, "desc": None}
 
 
@@ -206,15 +217,20 @@ CALLS = {
                                                           scratch=())),
     "Mailbox": lambda o: (gg.Mailbox, [o.u], {}),
     # ---- Matrix methods
-    "Matrix.apply": lambda o: (o.A.apply, ["times", 2.0], dict(left=None, thunk=None)),
+    "Matrix.apply": lambda o: (o.A.apply, ["times", 2.0], dict(left=None, thunk=None, mask=None,
+                                                                accum=None, desc=None, out=None)),
     "Matrix.assign": lambda o: (o.C.assign, [o.A, [0, 1, 2, 3], [0, 1, 2, 3]], _ops()),
     "Matrix.subassign": lambda o: (o.C.subassign, [1.0, [0, 1], [2]], _ops()),
     "Matrix.clear": lambda o: (o.C.clear, [], {}),
     "Matrix.diag": lambda o: (gg.Matrix.diag, [o.u], dict(k=-1)),
     "Matrix.dup": lambda o: (o.A.dup, [], dict(dtype="INT32")),
-    "Matrix.ewise_add": lambda o: (o.A.ewise_add, [o.B, "max"], {}),
-    "Matrix.ewise_mult": lambda o: (o.A.ewise_mult, [o.B, "times"], {}),
-    "Matrix.ewise_union": lambda o: (o.A.ewise_union, [o.B, "plus", 0.0, 0.0], {}),
+    "Matrix.ewise_add": lambda o: (o.A.ewise_add, [o.B, "max"], _ops(out=None)),
+    "Matrix.ewise_mult": lambda o: (o.A.ewise_mult, [o.B, "times"], _ops(out=o.C)),
+    "Matrix.ewise_union": lambda o: (o.A.ewise_union, [o.B, "plus", 0.0, 0.0], _ops(out=None)),
+    "Matrix.__or__": lambda o: (operator.or_, [o.M, o.M.apply("one")], {}),
+    "Matrix.__ror__": lambda o: (o.M.__ror__, [1], {}),   # 1 | x
+    "Matrix.__rand__": lambda o: (o.M.__rand__, [1], {}),
+    "Matrix.__and__": lambda o: (operator.and_, [o.M, o.M], {}),
     "Matrix.extract": lambda o: (o.A.extract, [[1, 2], [0, 3]], dict(mask=None, desc=None, dtype=None)),
     "Matrix.from_coo": lambda o: (gg.Matrix.from_coo, [[0, 1, 1], [1, 2, 2], [1.0, 2.0, 3.0]],
                                   dict(nrows=3, ncols=3, dtype="FP32", dup_op="plus")),
@@ -241,7 +257,7 @@ CALLS = {
     "Matrix.replace_indices": lambda o: (o.C.replace_indices,
                                           [gg.backend.xp.asarray([0, 1], dtype=o.C.index_dtype)], {}),
     "Matrix.resize": lambda o: (o.C.resize, [3, 5], {}),
-    "Matrix.select": lambda o: (o.A.select, ["valuegt", 2.0], {}),
+    "Matrix.select": lambda o: (o.A.select, ["valuegt", 2.0], _ops(out=o.C, accum="plus")),
     "Matrix.set_csc": lambda o: (o.C.set_csc, [np.array([0, 1, 2]), np.array([0, 1]), np.array([1.0, 2.0])],
                                  dict(nrows=2, ncols=2, dtype=None)),
     "Matrix.set_csr": lambda o: (o.C.set_csr, [np.array([0, 1, 2]), np.array([0, 1]), np.array([1.0, 2.0])],
@@ -251,7 +267,8 @@ CALLS = {
     "Matrix.to_csr": lambda o: (o.A.to_csr, [], dict(device=False, values=True)),
     "Matrix.to_dense": lambda o: (o.A.to_dense, [0.0], dict(device=False)),
     "Matrix.to_graphblas": lambda o: (o.A.to_graphblas, [], {}),
-    "Matrix.to_scipy": lambda o: (o.A.to_scipy, [], {}),
+    "Matrix.to_scipy": lambda o: (o.A.to_scipy, [], dict(device=False)),
+    "Matrix.__array__": lambda o: (o.F.__array__, [], dict(dtype=None, copy=None)),
     "Matrix.tril": lambda o: (o.A.tril, [0], {}),
     "Matrix.triu": lambda o: (o.A.triu, [1], {}),
     "Matrix.__bool__": lambda o: (o.A.__bool__, [], {}),
@@ -266,15 +283,20 @@ CALLS = {
     "Matrix.__setitem__": lambda o: (o.C.__setitem__, [(0, 1), 7.0], {}),
     "Matrix.T": lambda o: (lambda: o.A.T, [], {}),
     # ---- Vector methods
-    "Vector.apply": lambda o: (o.u.apply, ["abs"], dict(left=None, thunk=None)),
+    "Vector.apply": lambda o: (o.u.apply, ["abs"], dict(left=None, thunk=None, mask=o.m.S,
+                                                         accum="plus", desc=None, out=o.w)),
     "Vector.assign": lambda o: (o.w.assign, [o.u.extract([0, 1]), [2, 3]], _ops()),
     "Vector.subassign": lambda o: (o.w.subassign, [2.0, [0, 1]], _ops()),
     "Vector.clear": lambda o: (o.w.clear, [], {}),
     "Vector.diag": lambda o: (gg.Vector.diag, [o.A], dict(k=1)),
     "Vector.dup": lambda o: (o.u.dup, [], dict(dtype="FP32")),
-    "Vector.ewise_add": lambda o: (o.u.ewise_add, [o.v, "plus"], {}),
-    "Vector.ewise_mult": lambda o: (o.u.ewise_mult, [o.v, "min"], {}),
-    "Vector.ewise_union": lambda o: (o.u.ewise_union, [o.v, "minus", 0.0, 1], {}),
+    "Vector.ewise_add": lambda o: (o.u.ewise_add, [o.v, "plus"], _ops(out=o.w)),
+    "Vector.ewise_mult": lambda o: (o.u.ewise_mult, [o.v, "min"], _ops(out=None)),
+    "Vector.ewise_union": lambda o: (o.u.ewise_union, [o.v, "minus", 0.0, 1], _ops(out=o.w)),
+    "Vector.__or__": lambda o: (operator.or_, [o.m, o.m], {}),
+    "Vector.__ror__": lambda o: (o.m.__ror__, [1], {}),   # 1 | x
+    "Vector.__rand__": lambda o: (o.m.__rand__, [1], {}),
+    "Vector.__and__": lambda o: (operator.and_, [o.m, o.m.apply("one")], {}),
     "Vector.extract": lambda o: (o.u.extract, [[3, 0]], dict(mask=None, desc=None, dtype=None)),
     "Vector.from_coo": lambda o: (gg.Vector.from_coo, [[0, 2, 2], [1.0, 2.0, 3.0]],
                                   dict(size=3, dtype="FP64", dup_op="plus", trusted=False)),
@@ -287,13 +309,21 @@ CALLS = {
     "Vector.reduce": lambda o: (o.u.reduce, ["max"], dict(accum=None, initial=None)),
     "Vector.reduce_scalar": lambda o: (o.u.reduce_scalar, ["plus"], dict(accum="plus", initial=1.0)),
     "Vector.resize": lambda o: (o.w.resize, [6], {}),
-    "Vector.select": lambda o: (o.u.select, ["valuene", 2.0], {}),
+    "Vector.select": lambda o: (o.u.select, ["valuene", 2.0], _ops(out=None)),
     "Vector.set_dense": lambda o: (o.w.set_dense, [np.arange(float(N))], {}),
     "Vector.set_format": lambda o: (o.w.set_format, ["dense"], {}),
     "Vector.set_sparse": lambda o: (o.w.set_sparse, [np.array([0, 2]), np.array([1.0, 3.0])], {}),
     "Vector.to_coo": lambda o: (o.u.to_coo, [], dict(device=False, values=False)),
     "Vector.to_dense": lambda o: (o.u.to_dense, [0.0], dict(device=False)),
     "Vector.to_graphblas": lambda o: (o.u.to_graphblas, [], {}),
+    "Vector.to_scipy": lambda o: (o.u.to_scipy, [], dict(device=True)),
+    "Vector.from_scipy": lambda o: (gg.Vector.from_scipy, [o.u.to_scipy()],
+                                    dict(dtype=None, dup_op=None)),
+    "Vector.from_dlpack": lambda o: (gg.Vector.from_dlpack, [np.arange(3.0)], dict(dtype=None)),
+    "Vector.__array__": lambda o: (o.f.__array__, [], dict(dtype=None, copy=None)),
+    "Vector.__dlpack__": lambda o: (o.f.__dlpack__, [], dict(stream=None, max_version=None,
+                                                             dl_device=None, copy=None)),
+    "Vector.__dlpack_device__": lambda o: (o.u.__dlpack_device__, [], {}),
     "Vector.vxm": lambda o: (o.u.vxm, [o.A, "plus_times"],
                              dict(mask=None, accum=None, desc=None, direction=None)),
     "Vector.__bool__": lambda o: (o.u.__bool__, [], {}),
@@ -316,6 +346,10 @@ CALLS = {
     "TransposedMatrix.diag": lambda o: (o.A.T.diag, [1], {}),
     "TransposedMatrix.ewise_add": lambda o: (o.A.T.ewise_add, [o.B, "plus"], {}),
     "TransposedMatrix.ewise_mult": lambda o: (o.A.T.ewise_mult, [o.B.T, "times"], {}),
+    "TransposedMatrix.__or__": lambda o: (operator.or_, [o.M.T, o.M], {}),
+    "TransposedMatrix.__ror__": lambda o: (o.M.__ror__, [1], {}),   # 1 | x
+    "TransposedMatrix.__rand__": lambda o: (o.M.T.__rand__, [1], {}),
+    "TransposedMatrix.__and__": lambda o: (operator.and_, [o.M.T, o.M.T], {}),
     "TransposedMatrix.ewise_union": lambda o: (o.A.T.ewise_union, [o.B, "minus", 0.0, 0.0], {}),
     "TransposedMatrix.isequal": lambda o: (o.A.T.isequal, [o.A], dict(tolerance=None)),
     "TransposedMatrix.kronecker": lambda o: (o.A.T.kronecker, [o.B, "times"], {}),
@@ -377,6 +411,13 @@ CALLS = {
     "generate.grid": lambda o: (generate.grid, [2, 3], dict(seed=1, weighted=False, dtype=None)),
     "generate.karate": lambda o: (generate.karate, [], dict(dtype=None)),
     "generate.graph": lambda o: (generate.graph, ["rmat:2:2"], dict(seed=3)),
+    # ---- conversions (grblas_gpu.io, python-graphblas's graphblas.io names)
+    "io.from_networkx": lambda o: (gg.io.from_networkx, [_nx_graph()],
+                                   dict(nodelist=None, dtype=None, weight="weight", name=None)),
+    "io.to_networkx": lambda o: (gg.io.to_networkx, [o.A, "weight"], dict(create_using=None)),
+    "io.from_scipy_sparse": lambda o: (gg.io.from_scipy_sparse, [o.A.to_scipy()],
+                                       dict(dup_op=None, name=None)),
+    "io.to_scipy_sparse": lambda o: (gg.io.to_scipy_sparse, [o.u, "coo"], {}),
     # ---- random selection (three slots, so a two-element list is the wrong length)
     "sampling.stream_key": lambda o: (gg.sampling.stream_key, [2024, 3], {}),
     "sampling.draw_bits": lambda o: (gg.sampling.draw_bits, [12345, np.arange(3)], {}),
@@ -461,6 +502,8 @@ NOT_FUZZED = {
 
 # calls that raise by design (a container has no truth value and no ==)
 ALWAYS_RAISE = {"Matrix.__bool__", "Vector.__bool__", "TransposedMatrix.__bool__",
+                "Matrix.__ror__", "Matrix.__rand__", "Vector.__ror__", "Vector.__rand__",
+                "TransposedMatrix.__ror__", "TransposedMatrix.__rand__",
                 "Matrix.__eq__", "Vector.__eq__"}
 
 
@@ -496,6 +539,8 @@ def public_callables():
                                           "catalog", "make_monoid", "make_semiring", "binary_op",
                                           "unary_op", "indexunary_op")]
     names += [f"generate.{n}" for n in generate.__all__ if callable(getattr(generate, n))]
+    names += [f"io.{n}" for n in gg.io.__all__
+              if n in ("from_networkx", "to_networkx", "from_scipy_sparse", "to_scipy_sparse")]
     names += [f"sampling.{n}" for n in gg.sampling.__all__ if callable(getattr(gg.sampling, n))]
     names += [f"traversal.{n}" for n in gg.traversal.__all__
               if callable(getattr(gg.traversal, n)) and n != "traverse"]   # (gg.traverse)

@@ -9,7 +9,7 @@ from ..vector import Vector
 from .writeback import allows_nothing, check_mask_shape
 
 __all__ = ["output_args", "computed", "matrix_input", "check_kind", "check_output_shape",
-           "unwrap_transpose"]
+           "unwrap_transpose", "method_output"]
 
 
 def output_args(C, mask, accum, desc, t_dtype):
@@ -69,3 +69,16 @@ def unwrap_transpose(X):
     if isinstance(X, TransposedMatrix):
         return X.parent, True
     return X, False
+
+
+def method_output(out, accum):
+    """The output of a method form (A.apply(..., out=C)): ``out`` when given (a Matrix or a
+    Vector, checked by the operation), else None (the method makes a new one); ``accum``
+    without ``out`` is refused: a new object has nothing to accumulate into."""
+    if out is None:
+        if accum is not None:
+            raise InvalidValue("accum= accumulates into an existing object: pass out= too")
+        return None
+    if not isinstance(out, (Matrix, Vector)):
+        raise InvalidValue(f"out must be a Matrix or a Vector, got {type(out).__name__}")
+    return out

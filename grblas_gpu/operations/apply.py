@@ -28,7 +28,8 @@ from ..kernels.elementwise import dense_apply
 from ..matrix import Matrix
 from ..types import cast, cast_scalar
 from ..vector import Vector
-from ._common import computed, matrix_input, output_args, unwrap_transpose, vector_input
+from ._common import (computed, matrix_input, method_output, output_args, unwrap_transpose,
+                      vector_input)
 from ._opargs import bound_binary, indexunary, is_indexunary, result_array, scalar_of
 from .writeback import write_back
 
@@ -207,11 +208,16 @@ def _like(A, dtype, values, iso):
 
 
 # ---------------------------------------------------------------------- method form
-def apply_method(self, op, right=None, *, left=None, thunk=None):
-    """A new object: f(A) (unary), f(left, A), f(A, right), or f(A, i, j, thunk)."""
+def apply_method(self, op, right=None, *, left=None, thunk=None, mask=None, accum=None,
+                 desc=None, out=None):
+    """A new object: f(A) (unary), f(left, A), f(A, right), or f(A, i, j, thunk); with
+    ``out``: out⟨mask⟩ = accum(out, f(A)), returning out (see methods.py)."""
     A, view = unwrap_transpose(self)
     if not isinstance(A, (Matrix, Vector)):
         raise InvalidValue(f"apply needs a Matrix or a Vector, got {type(A).__name__}")
-    out = _plan(A.dtype, op, left, right, thunk)[1].out_type
-    C = Vector(out, A.size) if isinstance(A, Vector) else Matrix(out, *self.shape)
-    return apply(C, self, op, left=left, right=right, thunk=thunk)
+    C = method_output(out, accum)
+    if C is None:
+        t = _plan(A.dtype, op, left, right, thunk)[1].out_type
+        C = Vector(t, A.size) if isinstance(A, Vector) else Matrix(t, *self.shape)
+    return apply(C, self, op, left=left, right=right, thunk=thunk, mask=mask, accum=accum,
+                 desc=desc)

@@ -24,8 +24,8 @@ from ..kernels.elementwise import dense_ewise
 from ..matrix import Matrix
 from ..types import cast, cast_scalar, unify
 from ..vector import Vector
-from ._common import (check_output_shape, computed, matrix_input, output_args, unwrap_transpose,
-                      vector_input)
+from ._common import (check_output_shape, computed, matrix_input, method_output, output_args,
+                      unwrap_transpose, vector_input)
 from ._keys import build_like, entries, linear_keys, member, merge_positions
 from ._opargs import bound_binary, ewise_binary, result_array, scalar_of
 from .writeback import dense_pays, write_back
@@ -217,9 +217,11 @@ def _scatter2(pa, a, pb, b):
 
 
 # ---------------------------------------------------------------------- method form
-def ewise_method(mode, self, other, op=None, left_default=None, right_default=None):
+def ewise_method(mode, self, other, op=None, left_default=None, right_default=None, *,
+                 mask=None, accum=None, desc=None, out=None):
     """A new object: self ⊕ other over the union (mode 'add', default op 'plus'), ⊗ over the
     intersection ('mult', default 'times'), or ewise_union with the two defaults ('union')."""
+    out_arg = out
     shape = self.shape
     A, _ = unwrap_transpose(self)
     B, _ = unwrap_transpose(other)
@@ -232,7 +234,10 @@ def ewise_method(mode, self, other, op=None, left_default=None, right_default=No
     else:
         op = ("plus" if mode == "add" else "times") if op is None else op
         out = ewise_binary(op, t1, t2, mode).out_type
-    C = Vector(out, *shape) if isinstance(A, Vector) else Matrix(out, *shape)
+    C = method_output(out_arg, accum)
+    if C is None:
+        C = Vector(out, *shape) if isinstance(A, Vector) else Matrix(out, *shape)
+    kw = dict(mask=mask, accum=accum, desc=desc)
     if mode == "union":
-        return ewise_union(C, self, left_default, other, right_default, op)
-    return (ewise_add if mode == "add" else ewise_mult)(C, self, other, op)
+        return ewise_union(C, self, left_default, other, right_default, op, **kw)
+    return (ewise_add if mode == "add" else ewise_mult)(C, self, other, op, **kw)

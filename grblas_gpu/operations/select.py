@@ -19,7 +19,7 @@ from ..kernels.compact import compact
 from ..matrix import Matrix
 from ..types import BOOL, cast, cast_scalar
 from ..vector import Vector
-from ._common import computed, output_args, unwrap_transpose
+from ._common import computed, method_output, output_args, unwrap_transpose
 from ._opargs import indexunary, scalar_of
 from .apply import _evaluate, _indices, _like, _operand, _values_of, _zero, entries_kernel
 from .writeback import write_back
@@ -107,10 +107,13 @@ def _empty_like(A):
 
 
 # ---------------------------------------------------------------------- method forms
-def select_method(self, op, thunk=None):
-    """A new object of A's type: the entries where f(a, i, j, thunk) is true."""
+def select_method(self, op, thunk=None, *, mask=None, accum=None, desc=None, out=None):
+    """A new object of A's type: the entries where f(a, i, j, thunk) is true; with ``out``:
+    out⟨mask⟩ = accum(out, select(A)), returning out."""
     A, _ = unwrap_transpose(self)
     if not isinstance(A, (Matrix, Vector)):
         raise InvalidValue(f"select needs a Matrix or a Vector, got {type(A).__name__}")
-    C = Vector(A.dtype, A.size) if isinstance(A, Vector) else Matrix(A.dtype, *self.shape)
-    return select(C, self, op, thunk)
+    C = method_output(out, accum)
+    if C is None:
+        C = Vector(A.dtype, A.size) if isinstance(A, Vector) else Matrix(A.dtype, *self.shape)
+    return select(C, self, op, thunk, mask=mask, accum=accum, desc=desc)
