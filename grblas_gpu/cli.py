@@ -74,7 +74,7 @@ def _cmd_info(args):
 
 
 def _cmd_demo(args):
-    import algorithms
+    from grblas_gpu import algorithms
 
     algorithms.demo(file=sys.stdout)
     return 0
@@ -116,7 +116,7 @@ def _check_finite(algo, result):
 
 
 def _cmd_run(args):
-    import algorithms
+    from grblas_gpu import algorithms
 
     from .generate import graph
 
@@ -239,7 +239,7 @@ def _parser():
     p.add_argument("--quiet", action="store_true", help="no progress bar (shown when tqdm is "
                    "installed)")
     p.set_defaults(func=_cmd_warmup)
-    sub.add_parser("conformance", help="compare against SuiteSparse (python -m conformance)")
+    sub.add_parser("conformance", help="compare against SuiteSparse (python -m grblas_gpu.conformance)")
     sub.add_parser("bench", help="benchmarks, e.g. bench --gap (python -m benchmarks; needs "
                    "the source tree)")
     return parser
@@ -248,8 +248,8 @@ def _parser():
 def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     words = [a for a in argv if a != "--debug"]
-    if words[:1] == ["conformance"]:  # its options are its own (python -m conformance --help)
-        from conformance.cli import main as conformance_main
+    if words[:1] == ["conformance"]:  # its options are its own (python -m grblas_gpu.conformance --help)
+        from grblas_gpu.conformance.cli import main as conformance_main
 
         rest = argv[argv.index("conformance") + 1:]
         if "--debug" in argv and "--debug" not in rest:
