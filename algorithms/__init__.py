@@ -161,7 +161,7 @@ def demo(file=sys.stdout):
 
     import grblas_gpu as gg
     from grblas_gpu import backend, generate
-    from semirings import indexunary
+    from grblas_gpu.semirings import indexunary
 
     def out(label, text):
         print(f"  {label:<22} {text}", file=file)

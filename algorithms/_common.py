@@ -14,7 +14,7 @@ so "u / ||u||" is three GraphBLAS calls and no transfer.
 import numpy as np
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, IndexOutOfBounds, InvalidValue
 

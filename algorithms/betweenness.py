@@ -62,7 +62,7 @@ batch the sources (GAP: 4) and sum the results for more.
 import numpy as np
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue
 

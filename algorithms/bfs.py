@@ -59,7 +59,7 @@ fused method takes at most 2**31 - 1 vertices and 2**33 - 1 edges; beyond, "semi
 (at 2**31 vertices or more its results are int64).
 """
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import DimensionMismatch, InvalidValue
 from grblas_gpu.traversal import DEFAULT_ALPHA, DEFAULT_BETA, UNREACHED, next_direction

@@ -48,7 +48,7 @@ NOTE: LAGraph's FastSV first runs on a sample of each row's first 4 entries when
 degree exceeds 8 and then skips the largest component's vertices; that phase is not done here.
 """
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import backend
 
 from ._common import check_square, check_trace, emit, index_type

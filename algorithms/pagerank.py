@@ -78,7 +78,7 @@ import math
 
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue, NotConverged
 

@@ -37,7 +37,7 @@ NOTE: nvGRAPH's own semiring identities are FLT_MAX-based; this uses true infini
 import numpy as np
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import backend
 from grblas_gpu.errors import InvalidValue
 

@@ -109,7 +109,7 @@ from collections import namedtuple
 import numpy as np
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu.errors import InvalidValue, NotConverged
 
 from ._common import REPLACE, check_square, check_trace, check_vertex, emit, float_type

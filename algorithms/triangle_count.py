@@ -57,8 +57,8 @@ pattern with it: the two counts may differ (nvGRAPH leaves such input undefined 
 import numpy as np
 
 import grblas_gpu as gg
-import semirings
-from semirings import indexunary
+from grblas_gpu import semirings
+from grblas_gpu.semirings import indexunary
 from grblas_gpu.errors import InvalidValue
 
 from ._common import check_square

@@ -26,7 +26,7 @@ Kepner & Gilbert, ch. 2; nvGRAPH 9.2 guide 2.21.
 
 NOTE: capacities of -FLT_MAX or less (and NaN) carry nothing: such edges never improve a width.
 """
-import semirings
+from grblas_gpu import semirings
 
 from ._common import check_square, check_trace, check_vertex, float_type
 from .sssp import far_value, frontier_relax

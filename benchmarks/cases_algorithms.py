@@ -32,11 +32,11 @@ import time
 
 import numpy as np
 
-import algorithms
+from grblas_gpu import algorithms
 import grblas_gpu as gg
-import semirings
-from algorithms._common import index_type
-from algorithms.bfs import UNREACHED
+from grblas_gpu import semirings
+from grblas_gpu.algorithms._common import index_type
+from grblas_gpu.algorithms.bfs import UNREACHED
 from grblas_gpu import backend
 from grblas_gpu.errors import NotConverged
 from grblas_gpu.generate import rmat

@@ -48,7 +48,7 @@ import sys
 
 import numpy as np
 
-import algorithms
+from grblas_gpu import algorithms
 from grblas_gpu import backend
 from grblas_gpu.errors import NotConverged
 from grblas_gpu.generate import grid, rmat, urand

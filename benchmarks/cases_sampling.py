@@ -22,7 +22,7 @@ Rows as benchmarks.run expects (case, scale, method, seconds, ...); ours carries
 """
 import numpy as np
 
-import algorithms
+from grblas_gpu import algorithms
 from grblas_gpu import backend
 
 from .cases_algorithms import graph

@@ -33,7 +33,7 @@ import os
 
 import numpy as np
 
-import algorithms
+from grblas_gpu import algorithms
 from grblas_gpu import backend
 from grblas_gpu.errors import NotConverged
 

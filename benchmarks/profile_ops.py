@@ -77,9 +77,9 @@ class Profile:
 
 
 def _bfs(scale):
-    import algorithms
-    import semirings
-    from algorithms._common import index_type
+    from grblas_gpu import algorithms
+    from grblas_gpu import semirings
+    from grblas_gpu.algorithms._common import index_type
     from grblas_gpu.generate import rmat
 
     A = rmat(scale, 16, seed=20261122, symmetric=True)
@@ -91,7 +91,7 @@ def _bfs(scale):
 
 
 def _pagerank(scale):
-    import algorithms
+    from grblas_gpu import algorithms
     from grblas_gpu.generate import rmat
 
     A = rmat(scale, 16, seed=20261122, symmetric=False, dtype="FP32")
@@ -99,7 +99,7 @@ def _pagerank(scale):
 
 
 def _sssp(scale):
-    import algorithms
+    from grblas_gpu import algorithms
     from grblas_gpu.generate import rmat
 
     A = rmat(scale, 16, seed=20261122, symmetric=True, weighted=True, dtype="FP32")
@@ -107,7 +107,7 @@ def _sssp(scale):
 
 
 def _triangle_count(scale):
-    import algorithms
+    from grblas_gpu import algorithms
     from grblas_gpu.generate import rmat
 
     A = rmat(scale, 16, seed=20261122, symmetric=True)
@@ -129,7 +129,7 @@ def _random_vector(n, count, rng):
 
 def _fixed_cost_cases(n, seed):
     """{name: (our call, python-graphblas's call or None)} over the same data."""
-    import semirings
+    from grblas_gpu import semirings
     rng = np.random.default_rng(seed + 1)
     r, c, v = _random_graph(n, 8, seed)
     qi, qv = _random_vector(n, max(n // 100, 1), rng)     # a frontier

@@ -13,7 +13,7 @@ import io
 import pstats
 
 import grblas_gpu as gg
-from algorithms import pagerank
+from grblas_gpu.algorithms import pagerank
 from grblas_gpu import backend, generate
 
 WATCHED = ("nonzero", "flatnonzero", "argwhere", "compress", "to_host", "to_scalar",

@@ -30,7 +30,7 @@ s stays on the device (a 1-entry Vector, GraphBLAS's GrB_Scalar), so the one rea
 iteration is the L1 change.
 """
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 
 __all__ = ["user_bfs", "user_pagerank", "ALPHA", "BETA1", "BETA2"]
 

@@ -1,7 +1,7 @@
 """The SuiteSparse-style conformance suite: grblas_gpu against python-graphblas.
 
-    python -m conformance --quick          (CI: every operation and operator family)
-    python -m conformance --full           (everything; meant for a GPU machine)
+    python -m grblas_gpu.conformance --quick          (CI: every operation and operator family)
+    python -m grblas_gpu.conformance --full           (everything; meant for a GPU machine)
     conformance.main(["--ops", "mxm"])     (returns the exit code: 1 on any failure)
 
 Modules: cases (what a case is, enumeration), operands (operand data, LAGraph files),

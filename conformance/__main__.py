@@ -1,4 +1,4 @@
-"""``python -m conformance``: see conformance.cli."""
+"""``python -m grblas_gpu.conformance``: see conformance.cli."""
 import sys
 
 from .cli import main

@@ -38,7 +38,7 @@ class _Algorithm(Family):
 
     def available(self):
         try:
-            import algorithms
+            from grblas_gpu import algorithms
         except ImportError:
             return False
         return getattr(algorithms, self.name, None) is not None
@@ -62,7 +62,7 @@ class _Algorithm(Family):
 
     def evaluate(self, case, datas):
         """(status, reason): run the algorithm, then check it against the reference."""
-        import algorithms
+        from grblas_gpu import algorithms
         import networkx as nx
 
         import grblas_gpu as gg
@@ -270,10 +270,10 @@ def reproducer(case, family):
     path = f"{op.file!r}"
     return "\n".join([
         f"# conformance case {case.key}: {case.label}",
-        "import algorithms",
+        "from grblas_gpu import algorithms",
         "import grblas_gpu as gg",
         "from grblas_gpu.io import read_mm",
-        "from conformance.operands import lagraph_dir",
+        "from grblas_gpu.conformance.operands import lagraph_dir",
         f"A = read_mm(str(lagraph_dir() / {path}))",
         family.source_text(case),
         "print(result)",

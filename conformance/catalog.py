@@ -27,7 +27,7 @@ _GB_NAMESPACE = {"semiring": "semiring", "binary": "binary", "monoid": "monoid",
 
 def _semirings():
     try:
-        import semirings
+        from grblas_gpu import semirings
     except ImportError:
         return None
     return semirings
@@ -43,7 +43,7 @@ def gg_ops(kind):
         iu = getattr(sr, "indexunary", None)
         if iu is None:
             try:
-                import semirings.indexunary as iu
+                import grblas_gpu.semirings.indexunary as iu
             except ImportError:
                 return None
         names = iu.names()
@@ -131,7 +131,7 @@ def _gg_accepts(kind, op, tname):
         elif kind == "unary":
             sr.resolve_unary(op, tname)
         else:
-            import semirings.indexunary as iu
+            import grblas_gpu.semirings.indexunary as iu
 
             iu.resolve_indexunary(op, tname, "INT64")
     except GraphBLASError:  # DomainMismatch / TypeNotSupported: not at this type

@@ -1,4 +1,4 @@
-"""Command line: ``python -m conformance`` (also ``grblas-gpu conformance``).
+"""Command line: ``python -m grblas_gpu.conformance`` (also ``grblas-gpu conformance``).
 
     --quick            a sample covering every operation, operator family, mask / accum /
                        replace combination, operand shape and density (the default; CI)
@@ -39,7 +39,7 @@ from grblas_gpu.cli_errors import check_writable, run_main
 __all__ = ["main"]
 
 
-def _parser(prog="python -m conformance"):
+def _parser(prog="python -m grblas_gpu.conformance"):
     p = ArgumentParser(
         prog=prog, epilog=EXIT_CODES_HELP,
         description="grblas_gpu against python-graphblas (and a dense mimic)")
@@ -78,7 +78,7 @@ def _split(text):
     return tuple(x.strip() for x in text.split(",") if x.strip()) if text else None
 
 
-def main(argv=None, prog="python -m conformance"):
+def main(argv=None, prog="python -m grblas_gpu.conformance"):
     """Run the suite as the command line says; returns the exit code (errors: one line on
     stderr, see grblas_gpu.cli_errors)."""
     return run_main(prog, lambda argv: _main(argv, prog), argv)

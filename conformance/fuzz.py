@@ -1,4 +1,4 @@
-"""Random differential fuzzing: ``python -m conformance --fuzz N --seed S``.
+"""Random differential fuzzing: ``python -m grblas_gpu.conformance --fuzz N --seed S``.
 
 The suite enumerates chosen products of its axes; the fuzzer draws N cases at random from
 all of them at once, in the same representation (each family's ``make`` builds the Case),

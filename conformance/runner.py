@@ -102,8 +102,9 @@ def _namespace(lib_name, datas):
 
     ns = {"np": np, "gg": gg, "gb": gb, "spec": spec}
     try:
-        import semirings
-        import semirings.indexunary  # noqa: F401  (gg_expr names semirings.indexunary)
+        from grblas_gpu import semirings
+        import grblas_gpu.semirings.indexunary  # noqa: F401  (gg_expr names semirings.indexunary)
+        from grblas_gpu import semirings
         ns["semirings"] = semirings
     except ImportError:
         pass

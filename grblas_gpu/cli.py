@@ -35,7 +35,7 @@ def _cmd_info(args):
 
 
 def _cmd_demo(args):
-    import algorithms
+    from grblas_gpu import algorithms
 
     algorithms.demo(file=sys.stdout)
     return 0
@@ -127,7 +127,7 @@ def _parser():
     p.set_defaults(func=_cmd_warmup)
     # their own parsers read the rest of the line: 'grblas-gpu conformance --help'
     sub.add_parser("conformance", help="compare against SuiteSparse through python-graphblas "
-                   "(python -m conformance; needs the conformance extra)")
+                   "(python -m grblas_gpu.conformance; needs the conformance extra)")
     sub.add_parser("bench", help="the benchmarks, e.g. bench --gap, bench --plot FILE "
                    "(python -m benchmarks; from a source checkout)")
     return parser
@@ -136,8 +136,8 @@ def _parser():
 def _main(argv):
     argv = sys.argv[1:] if argv is None else list(argv)
     words = [a for a in argv if a != "--debug"]
-    if words[:1] == ["conformance"]:  # its options are its own (python -m conformance --help)
-        from conformance.cli import main as conformance_main
+    if words[:1] == ["conformance"]:  # its options are its own (python -m grblas_gpu.conformance --help)
+        from grblas_gpu.conformance.cli import main as conformance_main
 
         rest = argv[argv.index("conformance") + 1:]
         if "--debug" in argv and "--debug" not in rest:

@@ -90,7 +90,7 @@ def _options(runner):
 
 
 def _algorithm_lines():
-    import algorithms
+    from grblas_gpu import algorithms
 
     width = max(map(len, algorithms.CLI_ALGORITHMS))
     lines = []
@@ -102,7 +102,7 @@ def _algorithm_lines():
 
 def add_parser(sub, parents):
     """The ``run`` sub-command on the sub-parsers ``sub``."""
-    import algorithms
+    from grblas_gpu import algorithms
 
     names = ", ".join(algorithms.CLI_ALGORITHMS)
     p = sub.add_parser("run", help="run one algorithm on a graph", parents=parents,
@@ -194,7 +194,7 @@ def _trace(args, bar, shown):
 def run(args):
     import secrets
 
-    import algorithms
+    from grblas_gpu import algorithms
 
     from .generate import graph
 

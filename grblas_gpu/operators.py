@@ -9,7 +9,7 @@ from .types import DataType
 
 
 def _semirings():
-    import semirings
+    from grblas_gpu import semirings
 
     return semirings
 

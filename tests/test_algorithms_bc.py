@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-from algorithms import betweenness
+from grblas_gpu.algorithms import betweenness
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 

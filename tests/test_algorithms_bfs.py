@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 import grblas_gpu as gg
-from algorithms import bfs, bfs_advanced
+from grblas_gpu.algorithms import bfs, bfs_advanced
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
@@ -240,7 +240,7 @@ def test_symmetric_default_pulls_without_the_flag(method):
 def test_the_check_and_the_transpose_are_made_once_and_dropped_with_A(method, monkeypatch):
     """A second search reuses the symmetry check and Sᵀ; new content in A drops both (a
     symmetric graph made directed gets its Sᵀ; made symmetric again, none)."""
-    bfs_module = sys.modules["algorithms.bfs"]   # (algorithms.bfs is the function)
+    bfs_module = sys.modules["grblas_gpu.algorithms.bfs"]   # (algorithms.bfs is the function)
     checks, transposes = [], []
     real_check, real_transpose = gg.Matrix._symmetric, bfs_module._transpose
     monkeypatch.setattr(gg.Matrix, "_symmetric",

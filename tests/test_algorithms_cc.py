@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 import grblas_gpu as gg
-from algorithms import connected_components
+from grblas_gpu.algorithms import connected_components
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 

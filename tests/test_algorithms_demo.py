@@ -4,7 +4,7 @@ import io
 import numpy as np
 import pytest
 
-import algorithms
+from grblas_gpu import algorithms
 import grblas_gpu as gg
 from grblas_gpu import backend, generate
 

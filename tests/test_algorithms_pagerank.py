@@ -10,7 +10,7 @@ import importlib
 
 import grblas_gpu as gg
 
-from algorithms import pagerank
+from grblas_gpu.algorithms import pagerank
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
@@ -176,7 +176,7 @@ def test_empty_graph_and_wrong_types_raise():
 
 
 # ---------------------------------------------------------------- the set-up kept with A
-pagerank_module = importlib.import_module("algorithms.pagerank")  # (the name is the function)
+pagerank_module = importlib.import_module(f"grblas_gpu.algorithms.pagerank")  # (the name is the function)
 OUT_WEIGHTS, IN_EDGES = pagerank_module.OUT_WEIGHTS, pagerank_module.IN_EDGES
 
 

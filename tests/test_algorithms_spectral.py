@@ -9,11 +9,11 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import eigsh
 
 import grblas_gpu as gg
-from algorithms import (BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG, EDGE_CUT, MODULARITY,
+from grblas_gpu.algorithms import (BALANCED_CUT_LANCZOS, BALANCED_CUT_LOBPCG, EDGE_CUT, MODULARITY,
                         MODULARITY_MAXIMIZATION, RATIO_CUT, analyze_clustering,
                         spectral_clustering)
-from algorithms import spectral
-from algorithms.spectral import laplacian_eigenpairs, modularity_eigenpairs
+from grblas_gpu.algorithms import spectral
+from grblas_gpu.algorithms.spectral import laplacian_eigenpairs, modularity_eigenpairs
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 

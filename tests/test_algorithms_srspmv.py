@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-import semirings
-from algorithms import srspmv
+from grblas_gpu import semirings
+from grblas_gpu.algorithms import srspmv
 from grblas_gpu import backend
 
 

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 import grblas_gpu as gg
-from algorithms import sssp
+from grblas_gpu.algorithms import sssp
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
@@ -117,7 +117,7 @@ def test_minus_inf_weight_is_reported_not_returned():
 
 @pytest.mark.parametrize("source", ["x", None, 1.5, float("inf"), float("nan"), [0, 1]])
 def test_wrong_typed_source_raises_invalid_value(source):
-    for algorithm in (sssp, __import__("algorithms").widest_path, __import__("algorithms").bfs):
+    for algorithm in (sssp, __import__("grblas_gpu.algorithms", fromlist=["_"]).widest_path, __import__("grblas_gpu.algorithms", fromlist=["_"]).bfs):
         with pytest.raises(gg.InvalidValue):
             algorithm(generate.karate(), source)
 

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import grblas_gpu as gg
-from algorithms import extract_subgraph_by_edge, extract_subgraph_by_vertex
+from grblas_gpu.algorithms import extract_subgraph_by_edge, extract_subgraph_by_vertex
 from grblas_gpu import backend, generate
 
 

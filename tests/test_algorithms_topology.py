@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 import grblas_gpu as gg
-from algorithms.topology import (COOTopology, CSCTopology, CSRTopology, SORT_BY_DESTINATION,
+from grblas_gpu.algorithms.topology import (COOTopology, CSCTopology, CSRTopology, SORT_BY_DESTINATION,
                                  SORT_BY_SOURCE, UNSORTED, convert_topology, matrix_to_topology,
                                  topology_to_matrix)
 from grblas_gpu import backend, generate

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-from algorithms import triangle_count
-from algorithms.triangle_count import (_skewed, degree_oriented, lower_triangle,
+from grblas_gpu.algorithms import triangle_count
+from grblas_gpu.algorithms.triangle_count import (_skewed, degree_oriented, lower_triangle,
                                        symmetric_pattern)
 from conftest import lagraph_file
 from grblas_gpu import generate, io

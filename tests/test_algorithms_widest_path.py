@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-from algorithms import widest_path
+from grblas_gpu.algorithms import widest_path
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 

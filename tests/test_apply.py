@@ -55,7 +55,7 @@ def test_iso_stays_iso_where_the_result_is():
 
 
 def test_user_defined_index_unary_op():
-    import semirings.indexunary as iu
+    import grblas_gpu.semirings.indexunary as iu
 
     op = iu.indexunary_op("test_apply_ij_plus_x", c_expr="(x + i * 10 + j + thunk)",
                           numpy=lambda x, i, j, t: x + i * 10 + j + t, register=False)
@@ -166,7 +166,7 @@ def test_bound_scalar_given_as_a_one_entry_vector(rng):
 
 # ---------------------------------------------------------------------- bad input
 def test_bad_input_raises_and_changes_nothing(rng):
-    import semirings
+    from grblas_gpu import semirings
 
     A, _ = pair(rng, (4, 5), "INT32", density=0.5)
     C, _ = pair(rng, (4, 5), "FP64", density=0.5)

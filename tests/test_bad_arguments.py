@@ -18,9 +18,9 @@ import types as pytypes
 import numpy as np
 import pytest
 
-import algorithms
+from grblas_gpu import algorithms
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import generate, onemkl
 from grblas_gpu.transposed import TransposedMatrix
 
@@ -639,7 +639,7 @@ DEFINES = {"semirings.make_monoid", "semirings.make_semiring", "semirings.binary
 
 def _forget(result):
     """Unregister an operator a call defined (register=True is an acceptable value too)."""
-    from semirings import indexunary
+    from grblas_gpu.semirings import indexunary
 
     if isinstance(result, indexunary.IndexUnaryOp):
         if indexunary._REGISTRY.get(result.name.lower()) is result:
@@ -769,7 +769,7 @@ def test_dup_op_matches_suitesparse():
 def test_sssp_keywords(keyword):
     """algorithms.sssp's method and delta: every wrong kind of value raises a GraphBLASError
     (InvalidValue) and leaves A as it was."""
-    from algorithms import sssp
+    from grblas_gpu.algorithms import sssp
 
     o = objects()
     extras = [("zero", 0), ("nan", float("nan")), ("neg-inf", -float("inf")), ("name", "Delta")]

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-import algorithms
+from grblas_gpu import algorithms
 from benchmarks import cases_gap as gap
 from benchmarks.run import command
 from grblas_gpu import backend, cli, generate

@@ -3,7 +3,7 @@ the active backend: ours and the peer checked, and the check catching wrong samp
 import numpy as np
 import pytest
 
-import algorithms
+from grblas_gpu import algorithms
 from benchmarks import cases_sampling as cs
 from benchmarks.run import main
 from grblas_gpu import backend

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import algorithms
+from grblas_gpu import algorithms
 import grblas_gpu as gg
 from benchmarks import cases_gap, cases_user
 from benchmarks.run import command

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import DomainMismatch, InvalidValue, NotSupported
 
 ALL = tuple(t.name for t in gg.types.ALL_TYPES)

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
-import algorithms
+from grblas_gpu import algorithms
 from conftest import REPO, lagraph_file
 from grblas_gpu import backend, cli
 from grblas_gpu.errors import NotConverged
@@ -242,7 +242,7 @@ def test_debug_shows_the_traceback_then_the_line(capsys, monkeypatch):
 
 # ------------------------------------------------------- conformance and benchmarks CLIs
 def test_conformance_errors(capsys, tmp_path):
-    import conformance
+    from grblas_gpu import conformance
 
     assert cli.main(["conformance", "--ops", "nonesuch"]) == 2
     assert "--ops: unknown operation" in _error_line(capsys, "grblas-gpu conformance")
@@ -250,13 +250,13 @@ def test_conformance_errors(capsys, tmp_path):
     err = capsys.readouterr().err
     assert "Traceback" in err and err.splitlines()[-1].startswith("grblas-gpu conformance: error")
     assert conformance.main(["--shard", "3/2"]) == 2
-    assert "--shard" in _error_line(capsys, "python -m conformance")
+    assert "--shard" in _error_line(capsys, "python -m grblas_gpu.conformance")
     assert conformance.main(["--tiny", "--json", str(tmp_path / "no" / "x.json")]) == 1
-    assert "no such directory" in _error_line(capsys, "python -m conformance")
+    assert "no such directory" in _error_line(capsys, "python -m grblas_gpu.conformance")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     assert conformance.main(["--merge", str(bad)]) == 1
-    assert "not a conformance --json file" in _error_line(capsys, "python -m conformance")
+    assert "not a conformance --json file" in _error_line(capsys, "python -m grblas_gpu.conformance")
 
 
 def test_benchmarks_errors(capsys, tmp_path):

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-import algorithms
+from grblas_gpu import algorithms
 from grblas_gpu import cli, cli_info, cli_run, plot
 
 from test_cli import _error_line
@@ -40,7 +40,7 @@ def _has_matplotlib():
 # ----------------------------------------------------------------------------- progress
 def test_conformance_bar_counts_cases_and_failures(capsys, monkeypatch):
     terminal = _terminal(monkeypatch)
-    import conformance
+    from grblas_gpu import conformance
 
     assert conformance.main(["--tiny", "--ops", "transpose"]) == 0
     drawn = terminal.getvalue()
@@ -50,7 +50,7 @@ def test_conformance_bar_counts_cases_and_failures(capsys, monkeypatch):
 
 
 def test_conformance_quiet_and_piped_draw_no_bar(capsys, monkeypatch):
-    import conformance
+    from grblas_gpu import conformance
 
     assert conformance.main(["--tiny", "--ops", "transpose"]) == 0
     out, err = capsys.readouterr()
@@ -88,7 +88,7 @@ def test_run_small_graph_is_untraced(monkeypatch):
 
 
 def test_no_tqdm_is_no_failure(monkeypatch, capsys):
-    import conformance
+    from grblas_gpu import conformance
 
     monkeypatch.setitem(sys.modules, "tqdm", None)
     monkeypatch.setattr(sys, "stderr", _Terminal())
@@ -228,7 +228,7 @@ def test_help_has_no_rest_markup(capsys, argv):
 
 
 def test_module_help_has_no_rest_markup(capsys):
-    import conformance
+    from grblas_gpu import conformance
     from benchmarks.run import command
 
     for main in (conformance.main, command):
@@ -303,10 +303,10 @@ def test_labels_contrast_with_their_node(rgb, colour):
 
 # ------------------------------------------------------------------------- conformance
 def test_conformance_without_python_graphblas_names_the_extra(capsys, monkeypatch):
-    import conformance
+    from grblas_gpu import conformance
 
     monkeypatch.setitem(sys.modules, "graphblas", None)
-    for main, prog in ((conformance.main, "python -m conformance"),
+    for main, prog in ((conformance.main, "python -m grblas_gpu.conformance"),
                        (lambda a: cli.main(["conformance", *a]), "grblas-gpu conformance")):
         assert main(["--quick"]) == 1
         line = _error_line(capsys, prog)

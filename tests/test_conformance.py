@@ -14,9 +14,9 @@ import pytest
 from conftest import lagraph_file
 
 import grblas_gpu as gg
-from conformance.cases import FAMILIES, Plan, enumerate_cases
-from conformance.cli import main
-from conformance.runner import run
+from grblas_gpu.conformance.cases import FAMILIES, Plan, enumerate_cases
+from grblas_gpu.conformance.cli import main
+from grblas_gpu.conformance.runner import run
 
 
 def _main(*argv):
@@ -142,7 +142,7 @@ def test_a_missing_operation_is_skipped_not_passed(monkeypatch):
 
 @pytest.mark.parametrize("name", ["bfs", "triangle_count"])
 def test_algorithm_checks_can_fail(monkeypatch, name):
-    import algorithms
+    from grblas_gpu import algorithms
 
     lagraph_file("karate.mtx")  # skips without LAGraph's data
     fam = FAMILIES[name]
@@ -194,7 +194,7 @@ def test_components_and_betweenness_checks_catch_wrong_answers():
     import networkx as nx
     import numpy as np
 
-    from conformance.algorithms import Betweenness, ConnectedComponents
+    from grblas_gpu.conformance.algorithms import Betweenness, ConnectedComponents
 
     G = nx.DiGraph()
     G.add_nodes_from(range(4))

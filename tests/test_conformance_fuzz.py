@@ -1,13 +1,13 @@
-"""The fuzzer (python -m conformance --fuzz): deterministic, covering its axes, and able to
+"""The fuzzer (python -m grblas_gpu.conformance --fuzz): deterministic, covering its axes, and able to
 catch a wrong result, which it shrinks to a small reproducer."""
 import contextlib
 import io
 import json
 
 import grblas_gpu as gg
-from conformance.cli import main
-from conformance.fuzz import fuzz_cases
-from conformance.runner import run
+from grblas_gpu.conformance.cli import main
+from grblas_gpu.conformance.fuzz import fuzz_cases
+from grblas_gpu.conformance.runner import run
 
 
 def test_draws_are_deterministic_and_a_prefix_replays():

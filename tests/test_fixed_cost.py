@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import backend, operators
 from grblas_gpu.descriptor import resolve_mask
 from grblas_gpu.kernels.common import expand

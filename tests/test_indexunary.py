@@ -5,7 +5,7 @@ import pytest
 
 import grblas_gpu as gg
 from grblas_gpu import DomainMismatch, InvalidValue
-from semirings import indexunary as iu
+from grblas_gpu.semirings import indexunary as iu
 
 # name -> f(x, i, j, thunk) written out with Python scalars (the C API's definitions)
 SPEC = {
@@ -52,7 +52,7 @@ def test_names_and_aliases():
     assert iu.lookup("TRIL") is iu.tril and iu.lookup(iu.triu) is iu.triu
     with pytest.raises(InvalidValue):
         iu.lookup("no_such_op")
-    import semirings
+    from grblas_gpu import semirings
 
     with pytest.raises(DomainMismatch):  # a typed binary op is not an index-unary op
         iu.resolve_indexunary(semirings.binary.plus[gg.INT64], gg.INT64, gg.INT64)

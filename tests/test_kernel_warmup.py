@@ -29,7 +29,7 @@ def test_each_operation_alone(op):
 
 
 def test_selections_take_objects_and_single_names():
-    import semirings
+    from grblas_gpu import semirings
 
     one = gg.warmup(["vxm"], [gg.INT32], [semirings.any_secondi])
     again = gg.warmup("vxm", "INT32", "any_secondi")

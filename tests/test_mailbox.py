@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 
 
 def _step(v, box, u):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import Descriptor, Method, Request, backend
 from grblas_gpu import memory
 from conftest import assert_matches, gb_semiring, random_matrix_pair, semiring_defined, snapshot

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import Descriptor, backend
 from grblas_gpu.kernels import narrow as narrow_mod
 from grblas_gpu.kernels.operands import Compressed

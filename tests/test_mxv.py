@@ -334,7 +334,7 @@ def test_operator_names_and_operators(rng):
     A, G = make_matrix(rng, 6, 7, 0.5, "INT32")
     u, gu = make_vector(rng, 7, 0.7, "INT32")
     ref = G.mxv(gu, gb.semiring.min_plus).new()
-    import semirings
+    from grblas_gpu import semirings
 
     for sr in ("min_plus", "NVGRAPH_MIN_PLUS_SR", "MKL_GRAPH_SEMIRING_MIN_PLUS_INT32",
                semirings.min_plus, semirings.min_plus[gg.INT32]):

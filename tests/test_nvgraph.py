@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 import grblas_gpu as gg
-from algorithms import nvgraph as nv
+from grblas_gpu.algorithms import nvgraph as nv
 from grblas_gpu import backend
 
 

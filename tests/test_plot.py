@@ -41,7 +41,7 @@ def nvgraph6():
 # ----------------------------------------------------------------------------- plot_graph
 def test_plot_graph_png_size(tmp_path, karate):
     _mpl()
-    import algorithms
+    from grblas_gpu import algorithms
 
     dist, _ = algorithms.bfs(karate, 0, undirected=True)
     path = tmp_path / "g.png"
@@ -157,7 +157,7 @@ def test_circular_layout():
 
 # ----------------------------------------------------------------------------- traces
 def _bfs_trace(A):
-    import algorithms
+    from grblas_gpu import algorithms
 
     trace = []
     dist, _ = algorithms.bfs(A, 0, undirected=True, trace=trace.append)
@@ -187,7 +187,7 @@ def test_plot_frontier_handwritten_records(tmp_path):
 
 def test_plot_residual_png_size(tmp_path, karate):
     _mpl()
-    import algorithms
+    from grblas_gpu import algorithms
 
     trace = []
     algorithms.pagerank(karate, trace=trace.append)
@@ -239,7 +239,7 @@ ALGOS = list(plot.RESULT_ALGORITHMS)
 @pytest.mark.parametrize("size", ["small", "large"])
 def test_plot_result_png_size(tmp_path, karate, algo, size):
     _mpl()
-    import algorithms
+    from grblas_gpu import algorithms
 
     A = karate.dup(gg.FP32) if size == "small" else generate.rmat(9, 4, seed=2, dtype=gg.FP32)
     assert (A.nrows <= plot.DRAW_MAX_VERTICES) == (size == "small")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import Descriptor, Method
 from grblas_gpu.errors import NotSupported
 from conftest import random_matrix_pair, random_vector_pair, snapshot

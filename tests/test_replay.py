@@ -299,7 +299,7 @@ def test_pagerank_steps_copy_nothing(monkeypatch, undirected):
     directed graph whose every vertex has an in-edge (the product read by A's columns,
     written as it is) and an undirected one with isolated vertices (A's rows, the product
     accumulated into pr)."""
-    from algorithms.pagerank import pagerank
+    from grblas_gpu.algorithms.pagerank import pagerank
 
     made = []
 

@@ -12,7 +12,7 @@ from scipy.stats import chisquare
 
 import grblas_gpu as gg
 from grblas_gpu import backend
-from algorithms import sampling as S
+from grblas_gpu.algorithms import sampling as S
 
 H = backend.to_host
 P_PASS = 1e-3  # a correct sampler passes at the fixed seeds; skewed ones fall far below

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import grblas_gpu as gg
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu import DimensionMismatch, DomainMismatch, InvalidValue
 from opcheck import (TYPES, assert_matches, assert_raises_unchanged, gb_update, output_config,
                      pair, transposed)
@@ -84,7 +84,7 @@ def test_valueeq_keeps_one_value_as_iso():
 
 
 def test_user_defined_select_op():
-    import semirings.indexunary as iu
+    import grblas_gpu.semirings.indexunary as iu
 
     even_sum = iu.indexunary_op("test_select_even_ij", c_expr="(((i + j + thunk) % 2) == 0)",
                                 numpy=lambda x, i, j, t: (i + j + t) % 2 == 0,
@@ -151,7 +151,7 @@ def gg_plus():
 
 # ---------------------------------------------------------------------- bad input
 def test_bad_input_raises_and_changes_nothing(rng):
-    import semirings
+    from grblas_gpu import semirings
 
     A, _ = pair(rng, (4, 5), "INT32", density=0.5)
     C, _ = pair(rng, (4, 5), "INT32", density=0.5)

@@ -16,15 +16,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-import semirings
+from grblas_gpu import semirings
 from grblas_gpu.errors import DomainMismatch, InvalidValue
 from grblas_gpu.types import (
     ALL_TYPES, BOOL, FP32, FP64, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, cast,
 )
-from semirings import _impl as I_
-from semirings import binary as B
-from semirings import monoid as M
-from semirings import unary as U
+from grblas_gpu.semirings import _impl as I_
+from grblas_gpu.semirings import binary as B
+from grblas_gpu.semirings import monoid as M
+from grblas_gpu.semirings import unary as U
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 with warnings.catch_warnings():

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import grblas_gpu as gg
-from algorithms import betweenness, bfs, connected_components, pagerank, sssp
+from grblas_gpu.algorithms import betweenness, bfs, connected_components, pagerank, sssp
 from grblas_gpu import backend, generate
 from grblas_gpu.kernels import cache
 

@@ -366,7 +366,7 @@ def out_type_of(kind, name, t):
     """The operator's result type at input type t (grblas_gpu's catalog says; without a
     catalog, t)."""
     try:
-        import semirings
+        from grblas_gpu import semirings
 
         if kind == "semiring":
             return semirings.resolve_semiring(name, t, t).out_type.name
@@ -377,7 +377,7 @@ def out_type_of(kind, name, t):
         if kind == "unary":
             return semirings.resolve_unary(name, t).out_type.name
         if kind == "indexunary":
-            import semirings.indexunary as iu
+            import grblas_gpu.semirings.indexunary as iu
 
             return iu.resolve_indexunary(name, t, "INT64").out_type.name
     except Exception:  # no catalog or no such operator: the case will be skipped anyway
