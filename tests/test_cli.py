@@ -276,7 +276,7 @@ def test_processes_exit_with_the_code_and_one_line():
     env = dict(os.environ, PYTHONPATH=str(REPO))
     env.pop("GRBLAS_GPU_DEBUG", None)
     for args, code in ((["-m", "grblas_gpu", "run", "bfs", "rmat:abc"], 2),
-                       (["-m", "conformance", "--ops", "nonesuch"], 2)):
+                       (["-m", "grblas_gpu.conformance", "--ops", "nonesuch"], 2)):
         p = subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env,
                            cwd=REPO, timeout=120)
         assert p.returncode == code and p.stdout == ""
