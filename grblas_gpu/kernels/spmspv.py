@@ -757,19 +757,7 @@ def _push_plus_c(B, u, prod, mask, k, lens, mult, nout):
     src = B.values if B.values is not None else B.idx
     a = xp.empty(total, dtype=src.dtype)
     _sparsetools.csr_row_index(len(k), k.astype(itype, copy=False), B.ptr, B.idx, src, i, a)
-    tin, tout = prod.tin, prod.tout
-    a = (cast(a, tin, xp) if B.values is not None
-         else tin.np_type.type(cast_scalar(0 if B.iso is None else B.iso, tin)))
-    x = (cast(u.values, tin, xp).repeat(lens) if u.values is not None
-         else tin.np_type.type(cast_scalar(0 if u.iso is None else u.iso, tin)))
-    with np.errstate(all="ignore"):
-        z = mult(a, x) if prod.matrix_first else mult(x, a)
-    if z.shape != i.shape:
-        z = xp.full(i.shape, z, dtype=z.dtype)
-    z = cast(z, tout, xp)
-    if mask is not None:
-        keep = _allowed_at(mask, i)
-        i, z = i[keep], z[keep]
+    i, z = _terms(a, B, u, prod, mask, lens, i, mult)
     ap = np.array([0, len(i)], dtype=itype)
     _sparsetools.csr_sort_indices(1, ap, i, z)
     _sparsetools.csr_sum_duplicates(1, nout, ap, i, z)
@@ -782,26 +770,36 @@ def _push_ufuncs(B, u, prod, mask, lens, pos, i, mult, add, nout):
     repeated by the lengths of its vectors, B's gathered), ⊕ by one reduceat over the terms
     sorted (stably) by output, both under one errstate (the operators' results are defined
     values, not warnings)."""
-    tin, tout = prod.tin, prod.tout
-    a = (cast(B.values.take(pos), tin, xp) if B.values is not None
-         else tin.np_type.type(cast_scalar(0 if B.iso is None else B.iso, tin)))
-    x = (cast(u.values, tin, xp).repeat(lens) if u.values is not None
-         else tin.np_type.type(cast_scalar(0 if u.iso is None else u.iso, tin)))
+    i, z = _terms(B.values.take(pos) if B.values is not None else None, B, u, prod, mask,
+                  lens, i, mult)
+    if not len(i):
+        return "sparse", i, z
     with np.errstate(all="ignore"):
-        z = mult(a, x) if prod.matrix_first else mult(x, a)
-        if z.shape != i.shape:
-            z = xp.full(i.shape, z, dtype=z.dtype)
-        z = cast(z, tout, xp)
-        if mask is not None:
-            keep = _allowed_at(mask, i)
-            i, z = i[keep], z[keep]
-            if not len(i):
-                return "sparse", i, z
         order = _stable_order(i, nout)
         keys = i.take(order)
         starts = run_starts(keys)
         vals = add.reduceat(z.take(order), starts, dtype=z.dtype)
     return "sparse", keys.take(starts), vals
+
+
+def _terms(a, B, u, prod, mask, lens, i, mult):
+    """(i, z): the terms ⊗(a, x) at the outputs i, in T's type, those the mask refuses
+    dropped; a: B's values at the terms (unread where B is iso), x: u's values repeated by
+    the lengths of its vectors."""
+    tin = prod.tin
+    a = (cast(a, tin, xp) if B.values is not None
+         else tin.np_type.type(cast_scalar(0 if B.iso is None else B.iso, tin)))
+    x = (cast(u.values, tin, xp).repeat(lens) if u.values is not None
+         else tin.np_type.type(cast_scalar(0 if u.iso is None else u.iso, tin)))
+    with np.errstate(all="ignore"):   # (the operators' results are defined values)
+        z = mult(a, x) if prod.matrix_first else mult(x, a)
+        if z.shape != i.shape:
+            z = xp.full(i.shape, z, dtype=z.dtype)
+        z = cast(z, prod.tout, xp)
+    if mask is not None:
+        keep = _allowed_at(mask, i)
+        i, z = i[keep], z[keep]
+    return i, z
 
 
 def _allowed_at(mask, i):
