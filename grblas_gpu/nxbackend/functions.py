@@ -149,15 +149,16 @@ def bfs_layers(G, sources):
 
 
 def single_source_shortest_path_length(G, source, cutoff=None):
-    """networkx's single_source_shortest_path_length: {node: hops} for the nodes within
-    ``cutoff`` hops (the source always), by algorithms.bfs."""
+    """networkx's single_source_shortest_path_length: {node: hops} for the levels networkx's
+    search reaches before ``cutoff`` stops it (the source always), by algorithms.bfs."""
     if source not in G:
         raise nx.NodeNotFound(f"Source {source} is not in G")
     if cutoff is None:
         cutoff = float("inf")
     dist, _ = algorithms.bfs(G.matrix(None), G.index[source])
     dist = backend.to_host(dist).astype(np.int64)
-    keep = np.flatnonzero((dist != 2**31 - 1) & ((dist <= cutoff) | (dist == 0)))
+    # networkx goes one level deeper while cutoff > level: level L is kept if L - 1 < cutoff
+    keep = np.flatnonzero((dist != 2**31 - 1) & ((dist - 1 < cutoff) | (dist == 0)))
     keep = keep[np.argsort(dist[keep], kind="stable")]
     nodes = G.nodes
     return {nodes[i]: int(dist[i]) for i in keep}
@@ -182,8 +183,12 @@ def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
     keep = np.flatnonzero(reached)
     keep = keep[np.argsort(dist[keep], kind="stable")]
     nodes = G.nodes
+    # networkx's distances are sums of the weights from an int 0: ints where the weights are
+    # (a float where a path mixes float weights with missing, int ones: equal values)
     cast = int if G.integral_weights(weight) else float
-    return {nodes[i]: cast(dist[i]) for i in keep}
+    result = {nodes[i]: cast(dist[i]) for i in keep}
+    result[source] = 0
+    return result
 
 
 def convert_graph(G):
