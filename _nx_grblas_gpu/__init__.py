@@ -13,6 +13,8 @@ _FUNCTIONS = {
     "connected_components": "FastSV on the device.",
     "number_connected_components": "FastSV on the device.",
     "betweenness_centrality": "Batched Brandes on the device; weight=None only.",
+    "clustering": "Undirected graphs, weight=None only.",
+    "eigenvector_centrality": "networkx's power iteration on A + I, on the device.",
 }
 
 

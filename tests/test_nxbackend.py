@@ -252,6 +252,52 @@ def test_triangles_lagraph_and_multigraph(lagraph):
         B.triangles(convert_from_nx(M), [0])
 
 
+def test_clustering(graph):
+    if graph.is_directed():
+        assert isinstance(can_run("clustering", (graph,), {}), str)
+        return
+    assert can_run("clustering", (graph,), {}) is True
+    assert isinstance(can_run("clustering", (graph,), {"weight": "w"}), str)
+    nodes = list(graph)
+    for arg in (None, nodes[3], [nodes[0], nodes[8], "absent"]):
+        ours, expected = run("clustering", graph, arg)
+        assert ours == expected
+        if isinstance(expected, dict):
+            assert all(type(ours[k]) is type(v) for k, v in expected.items())   # int 0s
+    with pytest.raises(nx.NetworkXNotImplemented):
+        B.clustering(convert_from_nx(nx.MultiGraph([(0, 1)])))
+
+
+@pytest.mark.parametrize("weight", [None, "w", "f"])
+def test_eigenvector_centrality(graph, weight):
+    G = graph.copy()
+    G.remove_node(next(v for v in G if isinstance(v, tuple)))   # (a 0 there: slow to settle)
+    kwargs = dict(max_iter=2000, weight=weight)
+    try:
+        expected = nx.eigenvector_centrality(G, **kwargs)
+    except nx.PowerIterationFailedConvergence:
+        with pytest.raises(nx.PowerIterationFailedConvergence):
+            B.eigenvector_centrality(convert_from_nx(G, edge_attrs={weight: 1}), **kwargs)
+        return
+    ours = B.eigenvector_centrality(convert_from_nx(G, edge_attrs={weight: 1}), **kwargs)
+    assert_close(ours, expected, rel=1e-6, abs_=1e-9)
+
+
+def test_eigenvector_centrality_arguments():
+    G = nx.karate_club_graph()
+    nstart = {v: 1 + v % 4 for v in G}
+    ours, expected = run("eigenvector_centrality", G, nstart=nstart, tol=1e-9, max_iter=500)
+    assert_close(ours, expected, rel=1e-9, abs_=1e-12)
+    with pytest.raises(nx.PowerIterationFailedConvergence):
+        B.eigenvector_centrality(convert_from_nx(G), max_iter=2)
+    with pytest.raises(nx.NetworkXError):
+        B.eigenvector_centrality(convert_from_nx(G), nstart={v: 0 for v in G})
+    with pytest.raises(nx.NetworkXPointlessConcept):
+        B.eigenvector_centrality(convert_from_nx(nx.Graph()))
+    with pytest.raises(KeyError):          # networkx's own loop meets the missing node
+        B.eigenvector_centrality(convert_from_nx(G), nstart={0: 1, 1: 2})
+
+
 # ------------------------------------------------------------------------------ components
 def test_connected_components(graph):
     if graph.is_directed():

@@ -18,7 +18,8 @@ from grblas_gpu import backend
 
 __all__ = ["pagerank", "bfs_layers", "single_source_shortest_path_length",
            "single_source_dijkstra_path_length", "triangles", "connected_components",
-           "number_connected_components", "betweenness_centrality"]
+           "number_connected_components", "betweenness_centrality", "clustering",
+           "eigenvector_centrality"]
 
 # sources per algorithms.betweenness call: its memory is two entries per (vertex, source)
 # pair reached
@@ -198,11 +199,14 @@ def convert_graph(G):
 
 
 # ------------------------------------------------------------------------------ triangles
-def _triangles_per_vertex(G):
-    """t(i) = the triangles through vertex i, a host int64 array:
-        S = offdiag(pattern(A)) ;  C⟨S.S⟩ = S plus.pair S ;  t = (Σ_j C(i, j)) / 2"""
+def _triangles_per_vertex(G, degrees=False):
+    """t(i) = the triangles through vertex i, a host int64 array (and d(i), its neighbours
+    other than itself, with ``degrees``):
+        S = offdiag(pattern(A)) ;  C⟨S.S⟩ = S plus.pair S ;  t = (Σ_j C(i, j)) / 2
+        d = S +.reduce rows"""
     n = len(G)
     A = G.matrix(None)
+    # S = offdiag(A) as INT64   (self-loops close no triangle)
     S = gg.select(gg.Matrix(gg.INT64, n, n), A, semirings.indexunary.offdiag, 0)
     C = gg.Matrix(gg.INT64, n, n)
     # C⟨S.S⟩ = S plus.pair S   (C(i, j): the common neighbours of an edge's two ends)
@@ -210,7 +214,13 @@ def _triangles_per_vertex(G):
     # t = C +.reduce rows
     t = gg.Vector(gg.INT64, n)
     gg.reduce_rowwise(t, C, semirings.monoid.plus)
-    return backend.to_host(t.to_dense(device=True)).astype(np.int64) // 2
+    t = backend.to_host(t.to_dense(device=True)).astype(np.int64) // 2
+    if not degrees:
+        return t
+    # d = S +.reduce rows
+    d = gg.Vector(gg.INT64, n)
+    gg.reduce_rowwise(d, S, semirings.monoid.plus)
+    return t, backend.to_host(d.to_dense(device=True)).astype(np.int64)
 
 
 def triangles(G, nodes=None):
@@ -228,6 +238,70 @@ def triangles(G, nodes=None):
     if single:
         return int(t[G.index[nodes]])
     return {v: int(t[G.index[v]]) for v in wanted}
+
+
+def clustering(G, nodes=None, weight=None):
+    """networkx's clustering of an undirected graph, unweighted (can_run refuses directed
+    graphs and weights): c(v) = 2 T(v) / (d(v) (d(v) - 1)), an int 0 where T(v) = 0."""
+    _not_implemented_for(G, "multigraph")       # networkx's _triangles_and_degree_iter
+    wanted = list(G.nbunch_iter(nodes))
+    if not wanted:
+        return {}
+    t, d = _triangles_per_vertex(G, degrees=True)
+    index = G.index
+    clusterc = {}
+    for v in wanted:
+        tv, dv = 2 * int(t[index[v]]), int(d[index[v]])
+        clusterc[v] = 0 if tv == 0 else tv / (dv * (dv - 1))
+    if nodes in G:
+        return clusterc[nodes]
+    return clusterc
+
+
+# ------------------------------------------------------------------------------ eigenvector
+def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None):
+    """networkx's eigenvector_centrality: the power iteration on A + I from the normalised
+    nstart (all ones when None), x = (x + x A) / ||x + x A||₂, until ||x - xlast||₁ < n tol,
+    else PowerIterationFailedConvergence. An nstart not keyed by exactly G's nodes goes to
+    networkx's own loop (it raises KeyError where it meets the first missing one)."""
+    _not_implemented_for(G, "multigraph")
+    if len(G) == 0:
+        raise nx.NetworkXPointlessConcept("cannot compute centrality for the null graph")
+    if nstart is None:
+        nstart = {v: 1 for v in G}
+    if all(v == 0 for v in nstart.values()):
+        raise nx.NetworkXError("initial vector cannot have all zero values")
+    if len(nstart) != len(G) or any(v not in G.index for v in nstart):
+        return nx.eigenvector_centrality(convert_graph(G), max_iter=max_iter, tol=tol,
+                                         nstart=nstart, weight=weight, backend="networkx")
+    nstart_sum = sum(nstart.values())
+    keys = list(nstart)
+    n = len(G)
+    x0 = np.zeros(n)
+    for k in keys:
+        x0[G.index[k]] = nstart[k] / nstart_sum
+    # networkx reads a weight only where ``weight`` is truthy, 1 elsewhere and where missing
+    A = G.matrix(weight if weight else None, "plus")
+    x, y = _full(x0), gg.Vector(gg.FP64, n)
+    work = gg.Vector(gg.FP64, n)
+    zero = np.float64(0)
+    for _ in range(max_iter):
+        # y = x ;  y += x +.* A      (x (A + I))
+        gg.assign(y, x, gg.ALL)
+        gg.vxm(y, x, A, semirings.plus_times, accum=semirings.binary.plus)
+        # y = y / ||y||₂   (1 where 0, as networkx)
+        gg.ewise_mult(work, y, y, semirings.binary.times)
+        norm = math.sqrt(float(gg.reduce_scalar(work, semirings.monoid.plus))) or 1
+        gg.apply(y, y, semirings.binary.div, right=np.float64(norm))
+        # err = Σ |y - x|
+        gg.ewise_union(work, y, zero, x, zero, semirings.binary.minus)
+        gg.apply(work, work, semirings.unary.abs)
+        err = float(gg.reduce_scalar(work, semirings.monoid.plus))
+        x, y = y, x
+        if err < n * tol:
+            values = backend.to_host(x.to_dense(device=True))
+            return {k: float(values[G.index[k]]) for k in keys}
+    raise nx.PowerIterationFailedConvergence(max_iter)
 
 
 # ------------------------------------------------------------------------------ components

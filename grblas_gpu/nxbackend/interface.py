@@ -18,6 +18,14 @@ def _refusal(name, bound):
         return "a callable weight is not supported (an edge attribute name or None is)"
     if name == "betweenness_centrality" and args.get("weight") is not None:
         return "weighted betweenness is not supported (weight=None only)"
+    if name == "clustering":
+        if args.get("weight") is not None:
+            return "weighted clustering is not supported (weight=None only)"
+        G = args.get("G")
+        if G is not None and G.is_directed():
+            return "directed clustering is not supported (undirected graphs only)"
+    if name == "eigenvector_centrality" and callable(args.get("weight")):
+        return "a callable weight is not supported"
     return None
 
 
