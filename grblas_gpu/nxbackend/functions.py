@@ -4,6 +4,8 @@ by algorithms/ and the public API (host glue: node labels in, dicts keyed by nod
 Each function keeps networkx's signature, errors and result types; where algorithms/ lacks
 what networkx's semantics need (networkx's PageRank iteration and convergence rule, the order
 of breadth-first layers, per-node triangles), it is composed here from the public API.
+Operators are named by string (within grblas_gpu only grblas_gpu.operators imports
+semirings).
 """
 import math
 
@@ -12,7 +14,6 @@ import numpy as np
 
 import algorithms
 import grblas_gpu as gg
-import semirings
 from algorithms.sssp import far_value
 from grblas_gpu import backend
 
@@ -56,7 +57,7 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
     A = G.matrix(weight, "plus")
     # w = A +.first 1   (the row sums, 0 for a row without entries)
     w = _full(np.zeros(N))
-    gg.mxv(w, A, _full(np.ones(N)), semirings.plus_first, accum=semirings.binary.plus)
+    gg.mxv(w, A, _full(np.ones(N)), "plus_first", accum="plus")
     S = backend.to_host(w.to_dense(device=True)).copy()
     is_dangling = S == 0
     S[~is_dangling] = 1.0 / S[~is_dangling]
@@ -85,20 +86,20 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
     zero = np.float64(0)
     for _ in range(max_iter):
         # s = Σ x .* dmask           (the rank held by dangling nodes)
-        gg.ewise_mult(work, x, dmask, semirings.binary.times)
-        gg.reduce_scalar(work, semirings.monoid.plus, out=s)
+        gg.ewise_mult(work, x, dmask, "times")
+        gg.reduce_scalar(work, "plus", out=s)
         # y = alpha dw * s           (full)
-        gg.apply(y, dw, semirings.binary.times, right=s)
+        gg.apply(y, dw, "times", right=s)
         # t = x .* c ;  y += alpha (t +.* A)
-        gg.ewise_mult(t, x, c, semirings.binary.times)
-        gg.apply(t, t, semirings.binary.times, left=np.float64(alpha))
-        gg.vxm(y, t, A, semirings.plus_times, accum=semirings.binary.plus)
+        gg.ewise_mult(t, x, c, "times")
+        gg.apply(t, t, "times", left=np.float64(alpha))
+        gg.vxm(y, t, A, "plus_times", accum="plus")
         # y = y + (1 - alpha) p
-        gg.ewise_add(y, y, base, semirings.binary.plus)
+        gg.ewise_add(y, y, base, "plus")
         # err = Σ |y - x|
-        gg.ewise_union(work, y, zero, x, zero, semirings.binary.minus)
-        gg.apply(work, work, semirings.unary.abs)
-        err = float(gg.reduce_scalar(work, semirings.monoid.plus))
+        gg.ewise_union(work, y, zero, x, zero, "minus")
+        gg.apply(work, work, "abs")
+        err = float(gg.reduce_scalar(work, "plus"))
         x, y = y, x
         if err < N * tol:
             values = backend.to_host(x.to_dense(device=True))
@@ -128,7 +129,7 @@ def _ordered_layers(G, first):
         f = gg.Vector.from_coo(layer, np.arange(layer.size, dtype=np.int64) * D, size=n,
                                dtype=gg.INT64)
         # q⟨¬seen.S, replace⟩ = f min.plus Pos
-        gg.vxm(q, f, Pos, semirings.min_plus, mask=~seen.S, desc=gg.GrB_REPLACE)
+        gg.vxm(q, f, Pos, "min_plus", mask=~seen.S, desc=gg.GrB_REPLACE)
         # seen⟨q.S⟩ = true
         gg.assign(seen, True, gg.ALL, mask=q.S)
         idx, keys = (backend.to_host(a) for a in q.to_coo())
@@ -207,19 +208,19 @@ def _triangles_per_vertex(G, degrees=False):
     n = len(G)
     A = G.matrix(None)
     # S = offdiag(A) as INT64   (self-loops close no triangle)
-    S = gg.select(gg.Matrix(gg.INT64, n, n), A, semirings.indexunary.offdiag, 0)
+    S = gg.select(gg.Matrix(gg.INT64, n, n), A, "offdiag", 0)
     C = gg.Matrix(gg.INT64, n, n)
     # C⟨S.S⟩ = S plus.pair S   (C(i, j): the common neighbours of an edge's two ends)
-    gg.mxm(C, S, S, semirings.plus_pair, mask=S.S)
+    gg.mxm(C, S, S, "plus_pair", mask=S.S)
     # t = C +.reduce rows
     t = gg.Vector(gg.INT64, n)
-    gg.reduce_rowwise(t, C, semirings.monoid.plus)
+    gg.reduce_rowwise(t, C, "plus")
     t = backend.to_host(t.to_dense(device=True)).astype(np.int64) // 2
     if not degrees:
         return t
     # d = S +.reduce rows
     d = gg.Vector(gg.INT64, n)
-    gg.reduce_rowwise(d, S, semirings.monoid.plus)
+    gg.reduce_rowwise(d, S, "plus")
     return t, backend.to_host(d.to_dense(device=True)).astype(np.int64)
 
 
@@ -288,15 +289,15 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None
     for _ in range(max_iter):
         # y = x ;  y += x +.* A      (x (A + I))
         gg.assign(y, x, gg.ALL)
-        gg.vxm(y, x, A, semirings.plus_times, accum=semirings.binary.plus)
+        gg.vxm(y, x, A, "plus_times", accum="plus")
         # y = y / ||y||₂   (1 where 0, as networkx)
-        gg.ewise_mult(work, y, y, semirings.binary.times)
-        norm = math.sqrt(float(gg.reduce_scalar(work, semirings.monoid.plus))) or 1
-        gg.apply(y, y, semirings.binary.div, right=np.float64(norm))
+        gg.ewise_mult(work, y, y, "times")
+        norm = math.sqrt(float(gg.reduce_scalar(work, "plus"))) or 1
+        gg.apply(y, y, "div", right=np.float64(norm))
         # err = Σ |y - x|
-        gg.ewise_union(work, y, zero, x, zero, semirings.binary.minus)
-        gg.apply(work, work, semirings.unary.abs)
-        err = float(gg.reduce_scalar(work, semirings.monoid.plus))
+        gg.ewise_union(work, y, zero, x, zero, "minus")
+        gg.apply(work, work, "abs")
+        err = float(gg.reduce_scalar(work, "plus"))
         x, y = y, x
         if err < n * tol:
             values = backend.to_host(x.to_dense(device=True))
@@ -372,7 +373,7 @@ def _endpoint_counts(A, batch):
     F = R.dup()
     while F.nvals:
         # F⟨¬R.S, replace⟩ = Aᵀ any.pair F
-        gg.mxm(F, A, F, semirings.any_pair, mask=~R.S, desc=gg.GrB_TRAN | gg.GrB_REPLACE)
+        gg.mxm(F, A, F, "any_pair", mask=~R.S, desc=gg.GrB_TRAN | gg.GrB_REPLACE)
         # R⟨F.S⟩ = true
         gg.assign(R, True, gg.ALL, gg.ALL, mask=F.S)
     rows, cols_r, _ = R.to_coo()
