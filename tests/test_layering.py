@@ -1,5 +1,6 @@
-"""Layering: algorithms/ uses only grblas_gpu's public API (docs/design.md: arrows point one
-way; LAGraph's algorithms call only GraphBLAS and documented GxB extensions).
+"""Layering: algorithms/ (and the networkx backend above it) uses only grblas_gpu's public
+API (docs/design.md: arrows point one way; LAGraph's algorithms call only GraphBLAS and
+documented GxB extensions).
 
 Every module in algorithms/ is parsed with ``ast`` (nothing is imported) and fails on:
 - an import of a private engine module or of an internal package (``grblas_gpu._x``,
@@ -20,7 +21,7 @@ import pytest
 import grblas_gpu as gg
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CHECKED_DIRS = ["algorithms"]
+CHECKED_DIRS = ["algorithms", "grblas_gpu/nxbackend"]  # the networkx backend sits above algorithms/
 ENGINE = "grblas_gpu"
 INTERNAL_PACKAGES = {"kernels"}  # engine packages that are implementation, not API
 # packages installed under the grblas_gpu namespace that are users of the engine, not it

@@ -1,4 +1,5 @@
-"""The installed package takes one import name, grblas_gpu: algorithms/, semirings/ and
+"""The installed package takes one import name, grblas_gpu (and _nx_grblas_gpu, networkx's
+entry to its backend information, as nx-cugraph's _nx_cugraph): algorithms/, semirings/ and
 conformance/ install as grblas_gpu.algorithms, .semirings and .conformance, so installing
 grblas-gpu beside distributions named algorithms, semirings or conformance clobbers nothing,
 and no code of ours imports them by their top-level folder names."""
@@ -63,7 +64,9 @@ def test_the_wheel_holds_grblas_gpu_alone(tmp_path):
     (wheel,) = tmp_path.glob("grblas_gpu-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
-    assert tops == {"grblas_gpu", wheel.name.split("-py3")[0] + ".dist-info"}, tops
+    # (_nx_grblas_gpu: the networkx backend's information, read at "import networkx")
+    assert tops == {"grblas_gpu", "_nx_grblas_gpu",
+                    wheel.name.split("-py3")[0] + ".dist-info"}, tops
     for folder in FOLDERS:
         assert f"grblas_gpu/{folder}/__init__.py" in names
     assert any(n.endswith("licenses/LICENSE") for n in names)
