@@ -1,4 +1,4 @@
-"""grblas_gpu's benchmarks: ``python -m benchmarks [--scale N] [--cases mxv,mxm] [--json F]``.
+"""grblas_gpu's benchmarks: ``python -m grblas_gpu.benchmarks [--scale N] [--cases mxv,mxm] [--json F]``.
 
 Each case module (``benchmarks.cases_<name>``) lists ``CASES`` as (name, params) pairs and
 has ``run(name, **params)``, which returns result rows (dicts: case, scale, method, seconds,

@@ -1,4 +1,4 @@
-"""The GAP Benchmark Suite's rules on grblas_gpu: ``python -m benchmarks --gap``.
+"""The GAP Benchmark Suite's rules on grblas_gpu: ``python -m grblas_gpu.benchmarks --gap``.
 
 Graphs (Beamer, Asanović, Patterson, "The GAP Benchmark Suite", arXiv:1508.03619; gapbs):
     kron    Graph500 R-MAT (A = 0.57, B = C = 0.19), 2**scale vertices, degree 16, undirected
@@ -532,7 +532,7 @@ def _fresh_process(graph, scale, kernel, arg):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         filter(None, [root, os.environ.get("PYTHONPATH")])))
-    proc = subprocess.run([sys.executable, "-m", "benchmarks.cases_gap", spec], env=env,
+    proc = subprocess.run([sys.executable, "-m", "grblas_gpu.benchmarks.cases_gap", spec], env=env,
                           capture_output=True, text=True, cwd=root)
     if proc.returncode != 0:
         return {"fresh process": f"failed: {proc.stderr.strip().splitlines()[-1:]}"}

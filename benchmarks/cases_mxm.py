@@ -13,8 +13,8 @@
                   is recomputed here.)
 
 ``CASES`` lists (name, params); ``run(name, **params)`` returns rows (dicts: case, scale,
-method, seconds, and the case's checks), as benchmarks.run expects (``python -m benchmarks
---cases mxm``). Standalone: ``python -m benchmarks.cases_mxm [--scales 16 18 20] [--spgemm
+method, seconds, and the case's checks), as benchmarks.run expects (``python -m grblas_gpu.benchmarks
+--cases mxm``). Standalone: ``python -m grblas_gpu.benchmarks.cases_mxm [--scales 16 18 20] [--spgemm
 16:16 14:16] [--llt 18] [--ablation] [--json FILE]``. Times are medians of
 ``reps`` runs after one warm-up (which also compiles the kernels), taken with CUDA events
 under CuPy.
@@ -30,7 +30,7 @@ from grblas_gpu import Descriptor, backend
 from grblas_gpu.cli_errors import ArgumentParser, check_writable, run_main
 from grblas_gpu.generate import rmat
 
-from benchmarks.run import timed as shared_timed
+from grblas_gpu.benchmarks.run import timed as shared_timed
 
 xp = backend.xp
 
@@ -202,7 +202,7 @@ def _table(rows):
 
 
 def main(argv=None):
-    p = ArgumentParser(prog="python -m benchmarks.cases_mxm",
+    p = ArgumentParser(prog="python -m grblas_gpu.benchmarks.cases_mxm",
                        description=__doc__.splitlines()[0])
     p.add_argument("--scales", type=int, nargs="*", default=None,
                    help="triangle-count scales (default: 16 18 20)")
@@ -255,4 +255,4 @@ def _command(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(run_main("python -m benchmarks.cases_mxm", _command))
+    sys.exit(run_main("python -m grblas_gpu.benchmarks.cases_mxm", _command))

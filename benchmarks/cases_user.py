@@ -1,4 +1,4 @@
-"""User-written algorithms beside the built-in ones (issue 35): ``python -m benchmarks --cases
+"""User-written algorithms beside the built-in ones (issue 35): ``python -m grblas_gpu.benchmarks --cases
 user``. The gap between them is the engine's fixed cost per operation.
 
 Both run on the GAP kron graph (Graph500 R-MAT, undirected, iso FP32; ``cases_gap.make_graph``)

@@ -1,4 +1,4 @@
-"""The benchmark rows as a chart: ``python -m benchmarks --plot FILE`` (``grblas-gpu bench
+"""The benchmark rows as a chart: ``python -m grblas_gpu.benchmarks --plot FILE`` (``grblas-gpu bench
 --plot FILE``).
 
 One group of bars per case (its name, and the graph, kernel, semiring and scale where the

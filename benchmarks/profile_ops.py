@@ -1,13 +1,13 @@
 """Where an algorithm's time goes, operation by operation:
-``python -m benchmarks.profile_ops [--scale N] [--algorithms bfs,pagerank]``; and the fixed
-cost of one small call: ``python -m benchmarks.profile_ops --fixed-cost [--n N]``.
+``python -m grblas_gpu.benchmarks.profile_ops [--scale N] [--algorithms bfs,pagerank]``; and the fixed
+cost of one small call: ``python -m grblas_gpu.benchmarks.profile_ops --fixed-cost [--n N]``.
 
 Wraps every public operation of ``grblas_gpu`` with a timer that synchronises the device
 before and after the call, runs each algorithm once to warm up (compiling kernels) and once
 measured, and prints, per calling line of the algorithm, the calls and the total
 milliseconds. The synchronisation
 adds a few microseconds per call, so totals exceed an unprofiled run slightly; this is for
-finding the slow operation, not for figures (``python -m benchmarks`` gives those).
+finding the slow operation, not for figures (``python -m grblas_gpu.benchmarks`` gives those).
 
 ``--fixed-cost`` times each small operation of a user's loop (a BFS frontier step
 ``w⟨¬π.S, replace⟩ = q any.secondi A``, plain vxm/mxv, apply, a masked scalar assign,
@@ -223,7 +223,7 @@ def report_fixed_cost(rows, n):
         print(f"{name:<22}{us:>9.1f}{tail}")
 
 
-PROG = "python -m benchmarks.profile_ops"
+PROG = "python -m grblas_gpu.benchmarks.profile_ops"
 ALGORITHMS = {"bfs": _bfs, "pagerank": _pagerank, "sssp": _sssp,
               "triangle_count": _triangle_count}
 

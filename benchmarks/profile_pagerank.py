@@ -1,4 +1,4 @@
-"""PageRank's set-up by function counts: ``python -m benchmarks.profile_pagerank [--scale N]``.
+"""PageRank's set-up by function counts: ``python -m grblas_gpu.benchmarks.profile_pagerank [--scale N]``.
 
 cProfile over ``algorithms.pagerank`` on a directed R-MAT graph (weighted, FP64; with
 ``--undirected``, GAP's kind: undirected, iso FP32, tolerance 1e-4): a first call on a fresh graph and a repeated call on the same graph, each after a warm-up call on
@@ -41,7 +41,7 @@ def _watched(stats):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m benchmarks.profile_pagerank")
+    p = argparse.ArgumentParser(prog="python -m grblas_gpu.benchmarks.profile_pagerank")
     p.add_argument("--scale", type=int, default=14)
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--callers", action="store_true", help="who calls nonzero")

@@ -1,7 +1,7 @@
-"""The benchmark runner: ``python -m benchmarks [--scale N] [--cases mxv,mxm] [--json F]``.
+"""The benchmark runner: ``python -m grblas_gpu.benchmarks [--scale N] [--cases mxv,mxm] [--json F]``.
 
 ``--gap`` runs the GAP Benchmark Suite's kernels on its graphs instead
-(:mod:`benchmarks.cases_gap`): ``python -m benchmarks --gap [--scale N] [--graphs
+(:mod:`benchmarks.cases_gap`): ``python -m grblas_gpu.benchmarks --gap [--scale N] [--graphs
 kron,urand,grid] [--kernels bfs,sssp,pr,cc,bc,tc] [--sources K] [--fresh] [--json F]``.
 
 Runs the ``CASES`` of each named case module (``benchmarks.cases_<name>``), passing
@@ -15,7 +15,7 @@ methods side by side); ``--from-json F`` prints and draws the rows of an earlier
 instead of running. A progress bar (cases done) is drawn on stderr when it is a terminal
 and tqdm is installed, unless ``--quiet``.
 
-``python -m benchmarks`` runs :func:`command`: errors are one line on stderr, exit code 2
+``python -m grblas_gpu.benchmarks`` runs :func:`command`: errors are one line on stderr, exit code 2
 for bad arguments (an unknown case module or case), 1 for a failure
 (:mod:`grblas_gpu.cli_errors`).
 """
@@ -37,7 +37,7 @@ from grblas_gpu.cli_errors import check_writable, run_main  # noqa: E402
 
 __all__ = ["main", "command", "timed", "print_table"]
 
-PROG = "python -m benchmarks"
+PROG = "python -m grblas_gpu.benchmarks"
 
 DEFAULT_CASES = "mxv,mxm"
 
@@ -119,9 +119,9 @@ def print_table(rows, write=None):
 def _case_module(name):
     """benchmarks.cases_<name>; an unknown name is a usage error."""
     try:
-        return importlib.import_module(f"benchmarks.cases_{name}")
+        return importlib.import_module(f"grblas_gpu.benchmarks.cases_{name}")
     except ModuleNotFoundError as e:
-        if e.name != f"benchmarks.cases_{name}":
+        if e.name != f"grblas_gpu.benchmarks.cases_{name}":
             raise  # the module exists but needs something missing: a failure, not usage
         here = os.path.dirname(os.path.abspath(__file__))
         known = sorted(os.path.basename(f)[len("cases_"):-len(".py")]
@@ -140,7 +140,7 @@ def _run_case(mod, modname, name, params):
 
 
 def command(argv=None):
-    """``python -m benchmarks``: :func:`main` with every error as one line on stderr;
+    """``python -m grblas_gpu.benchmarks``: :func:`main` with every error as one line on stderr;
     returns the exit code."""
     def body(argv):
         main(argv)

@@ -8,12 +8,10 @@ grblas_gpu.cli_progress; conformance and bench hand their arguments to their own
 """
 import argparse
 import importlib.util
-import os
-import pathlib
 import sys
 
 from . import backend, cli_run, operators
-from .cli_errors import EXIT_CODES_HELP, ArgumentParser, Failure, UsageError
+from .cli_errors import EXIT_CODES_HELP, ArgumentParser, UsageError
 from .cli_errors import run_main
 
 __all__ = ["main"]
@@ -129,7 +127,7 @@ def _parser():
     sub.add_parser("conformance", help="compare against SuiteSparse through python-graphblas "
                    "(python -m grblas_gpu.conformance; needs the conformance extra)")
     sub.add_parser("bench", help="the benchmarks, e.g. bench --gap, bench --plot FILE "
-                   "(python -m benchmarks; from a source checkout)")
+                   "(python -m grblas_gpu.benchmarks; from a source checkout)")
     return parser
 
 
@@ -143,7 +141,7 @@ def _main(argv):
         if "--debug" in argv and "--debug" not in rest:
             rest.append("--debug")
         return conformance_main(rest, prog=f"{PROG} conformance")
-    if words[:1] == ["bench"]:  # the source tree's benchmarks package, with its options
+    if words[:1] == ["bench"]:  # the benchmarks package, with its options
         bench_main = _benchmarks().main
         bench_main(argv[argv.index("bench") + 1:], prog=f"{PROG} bench")
         return 0
@@ -151,32 +149,11 @@ def _main(argv):
     return args.func(args)
 
 
-def _checkout_root(candidates):
-    """The first folder holding grblas_gpu's benchmarks/ package, or None."""
-    for root in candidates:
-        if all((root / "benchmarks" / f).is_file() for f in ("__init__.py", "run.py",
-                                                           "cases_mxv.py")):
-            return root
-    return None
-
-
 def _benchmarks():
-    """benchmarks.run of grblas_gpu's source tree (the tree this grblas_gpu was imported
-    from, else the current folder). The benchmarks are not installed with the package: from
-    an install without a checkout this is a failure that says where to get them."""
-    here = pathlib.Path(__file__).resolve().parent.parent
-    root = _checkout_root([here, pathlib.Path.cwd()])
-    if root is None:
-        raise Failure("bench runs the benchmarks/ folder of grblas_gpu's source tree, which is "
-                      "not installed with the package: run 'grblas-gpu bench' (or 'python -m "
-                      "benchmarks') in a checkout of the repository")
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    from benchmarks import run as bench_run
+    """grblas_gpu.benchmarks.run (installed with the package from the checkout's
+    benchmarks/ folder)."""
+    from grblas_gpu.benchmarks import run as bench_run
 
-    if os.path.dirname(os.path.abspath(bench_run.__file__)) != str(root / "benchmarks"):
-        raise Failure(f"bench: the 'benchmarks' package imported ({bench_run.__file__}) is not "
-                      f"grblas_gpu's ({root / 'benchmarks'})")
     return bench_run
 
 

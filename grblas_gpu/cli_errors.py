@@ -1,6 +1,6 @@
 """How the project's command lines fail: one line on stderr and an exit code, no traceback.
 
-``grblas-gpu``, ``python -m grblas_gpu.conformance`` and ``python -m benchmarks`` each run their body
+``grblas-gpu``, ``python -m grblas_gpu.conformance`` and ``python -m grblas_gpu.benchmarks`` each run their body
 through :func:`run_main`, the one place that catches. Exit codes (:data:`EXIT_CODES_HELP`,
 the epilog of each ``--help``):
 

@@ -1,4 +1,4 @@
-"""benchmarks.cases_gap (``python -m benchmarks --gap``) at a small scale on the active
+"""benchmarks.cases_gap (``python -m grblas_gpu.benchmarks --gap``) at a small scale on the active
 backend: every kernel's rows verified, peers beside them, the checks catching wrong results,
 and the command line (also ``grblas-gpu bench --gap``). Kernels algorithms lacks get stand-ins
 built from the harness's own references, so their checks and peers run too."""
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from grblas_gpu import algorithms
-from benchmarks import cases_gap as gap
-from benchmarks.run import command
+from grblas_gpu.benchmarks import cases_gap as gap
+from grblas_gpu.benchmarks.run import command
 from grblas_gpu import backend, cli, generate
 
 

@@ -3,7 +3,7 @@ runs, ours and python-graphblas's compute the same thing, and the report prints 
 import numpy as np
 import pytest
 
-from benchmarks import profile_ops
+from grblas_gpu.benchmarks import profile_ops
 
 
 def _values(x):

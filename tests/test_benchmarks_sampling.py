@@ -1,11 +1,11 @@
-"""benchmarks.cases_sampling (``python -m benchmarks --cases sampling``) at a small scale on
+"""benchmarks.cases_sampling (``python -m grblas_gpu.benchmarks --cases sampling``) at a small scale on
 the active backend: ours and the peer checked, and the check catching wrong samples."""
 import numpy as np
 import pytest
 
 from grblas_gpu import algorithms
-from benchmarks import cases_sampling as cs
-from benchmarks.run import main
+from grblas_gpu.benchmarks import cases_sampling as cs
+from grblas_gpu.benchmarks.run import main
 from grblas_gpu import backend
 from grblas_gpu.generate import rmat
 

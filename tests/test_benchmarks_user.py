@@ -8,9 +8,9 @@ import scipy.sparse as sp
 
 from grblas_gpu import algorithms
 import grblas_gpu as gg
-from benchmarks import cases_gap, cases_user
-from benchmarks.run import command
-from benchmarks.user_algorithms import user_bfs, user_pagerank
+from grblas_gpu.benchmarks import cases_gap, cases_user
+from grblas_gpu.benchmarks.run import command
+from grblas_gpu.benchmarks.user_algorithms import user_bfs, user_pagerank
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
@@ -72,7 +72,7 @@ def test_user_bfs_levels_random(seed, symmetric):
 
 def test_user_bfs_switches_to_pull(monkeypatch):
     """Large frontiers pull: the search calls mxv beyond the degrees' one."""
-    import benchmarks.user_algorithms as ua
+    import grblas_gpu.benchmarks.user_algorithms as ua
 
     A = generate.rmat(10, 16, seed=3)
     calls, real = [], gg.mxv

@@ -260,15 +260,15 @@ def test_conformance_errors(capsys, tmp_path):
 
 
 def test_benchmarks_errors(capsys, tmp_path):
-    from benchmarks.run import command
+    from grblas_gpu.benchmarks.run import command
 
     assert command(["--cases", "nonesuch"]) == 2
     assert "unknown case module 'nonesuch'; choose from" in _error_line(
-        capsys, "python -m benchmarks")
+        capsys, "python -m grblas_gpu.benchmarks")
     assert command(["--reps", "x"]) == 2
-    _error_line(capsys, "python -m benchmarks")
+    _error_line(capsys, "python -m grblas_gpu.benchmarks")
     assert command(["--json", str(tmp_path / "no" / "rows.json")]) == 1
-    assert "no such directory" in _error_line(capsys, "python -m benchmarks")
+    assert "no such directory" in _error_line(capsys, "python -m grblas_gpu.benchmarks")
 
 
 # ------------------------------------------------------------------ as a real process

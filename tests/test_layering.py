@@ -25,7 +25,7 @@ CHECKED_DIRS = ["algorithms", "grblas_gpu/nxbackend"]  # the networkx backend si
 ENGINE = "grblas_gpu"
 INTERNAL_PACKAGES = {"kernels"}  # engine packages that are implementation, not API
 # packages installed under the grblas_gpu namespace that are users of the engine, not it
-USER_PACKAGES = {"algorithms", "semirings", "conformance"}
+USER_PACKAGES = {"algorithms", "semirings", "conformance", "benchmarks"}
 
 
 def _engine_module(dotted):

@@ -13,7 +13,7 @@ import zipfile
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-FOLDERS = ("algorithms", "semirings", "conformance")
+FOLDERS = ("algorithms", "semirings", "conformance", "benchmarks")
 SKIP = {".git", ".venv", ".gpu", ".base", ".whl", ".lagraph", "build", "__pycache__"}
 
 
