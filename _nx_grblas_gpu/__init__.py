@@ -18,6 +18,7 @@ _FUNCTIONS = {
     "jaccard_coefficient": "Common neighbours of all the pairs by one masked product.",
     "core_number": "Peeling by degree with masked operations.",
     "k_truss": "Edge supports by a masked product, iterated; returns networkx's graph type.",
+    "hits": "scipy's svds (ARPACK), as networkx, with the products on the device.",
 }
 
 

@@ -20,7 +20,8 @@ from grblas_gpu import backend
 __all__ = ["pagerank", "bfs_layers", "single_source_shortest_path_length",
            "single_source_dijkstra_path_length", "triangles", "connected_components",
            "number_connected_components", "betweenness_centrality", "clustering",
-           "eigenvector_centrality", "jaccard_coefficient", "core_number", "k_truss"]
+           "eigenvector_centrality", "jaccard_coefficient", "core_number", "k_truss",
+           "hits"]
 
 # sources per algorithms.betweenness call: its memory is two entries per (vertex, source)
 # pair reached
@@ -590,3 +591,46 @@ def k_truss(G, k):
     kept[backend.to_host(deg.to_coo()[0])] = True
     H.remove_nodes_from([nodes[i] for i in np.flatnonzero(~kept).tolist()])
     return H
+
+
+# ------------------------------------------------------------------------------ hits
+def _product(A, x, transpose):
+    """A x (or Aᵀ x) of a host vector, on the engine: w = A plus.times x."""
+    u = _full(np.ravel(x))
+    w = gg.Vector(gg.FP64, A.nrows)
+    if transpose:
+        gg.vxm(w, u, A, "plus_times")
+    else:
+        gg.mxv(w, A, u, "plus_times")
+    return backend.to_host(w.to_dense(device=True))
+
+
+def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
+    """networkx's hits: the leading singular vectors of A (attribute "weight", missing 1,
+    parallel edges summed) by the same solver networkx calls, scipy's svds (ARPACK, its tol
+    and maxiter, nstart as its v0, a random start without one), with A's products on the
+    engine; then h = A a, each normalised to sum 1. ArpackNoConvergence (and max_iter ≤ 0)
+    raise PowerIterationFailedConvergence, as networkx."""
+    import scipy.sparse.linalg
+
+    if len(G) == 0:
+        return {}, {}
+    n = len(G)
+    A = G.matrix("weight", "plus")
+    if nstart is not None:
+        nstart = np.array(list(nstart.values()))     # networkx's v0: nstart's values in order
+    if max_iter <= 0:
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    op = scipy.sparse.linalg.LinearOperator(
+        (n, n), matvec=lambda x: _product(A, x, False),
+        rmatvec=lambda x: _product(A, x, True), dtype=np.float64)
+    try:
+        _, _, vt = scipy.sparse.linalg.svds(op, k=1, v0=nstart, maxiter=max_iter, tol=tol)
+    except scipy.sparse.linalg.ArpackNoConvergence as exc:
+        raise nx.PowerIterationFailedConvergence(max_iter) from exc
+    a = vt.flatten().real
+    h = _product(A, a, False)
+    if normalized:
+        h /= h.sum()
+        a /= a.sum()
+    return dict(zip(G.nodes, map(float, h))), dict(zip(G.nodes, map(float, a)))
