@@ -15,6 +15,10 @@ _FUNCTIONS = {
     "betweenness_centrality": "Batched Brandes on the device; weight=None only.",
     "clustering": "Undirected graphs, weight=None only.",
     "eigenvector_centrality": "networkx's power iteration on A + I, on the device.",
+    "jaccard_coefficient": "Common neighbours of all the pairs by one masked product.",
+    "core_number": "Peeling by degree with masked operations.",
+    "k_truss": "Edge supports by a masked product, iterated; returns networkx's graph type.",
+    "hits": "scipy's svds (ARPACK), as networkx, with the products on the device.",
 }
 
 

@@ -358,6 +358,156 @@ def test_can_run():
                               {"weight": lambda u, v, d: 1}), str)
     assert isinstance(can_run("closeness_centrality", (G,), {}), str)
     assert isinstance(can_run("pagerank", (G,), {"bogus": 1}), str)
+    for name in ("jaccard_coefficient", "core_number", "hits"):
+        assert can_run(name, (G,), {}) is True
+
+
+def test_backend_info_lists_the_functions():
+    from _nx_grblas_gpu import get_info
+    assert set(get_info()["functions"]) == set(__import__("grblas_gpu.nxbackend").nxbackend.FUNCTIONS)
+
+
+# ------------------------------------------------------------------------------ jaccard
+def _same_triples(ours, expected):
+    """Equal triples in the same order, with networkx's types (an int 0, floats)."""
+    assert ours == expected
+    assert [type(p) for _, _, p in ours] == [type(p) for _, _, p in expected]
+
+
+def test_jaccard_coefficient(graph):
+    if graph.is_directed():
+        with pytest.raises(nx.NetworkXNotImplemented):
+            B.jaccard_coefficient(convert_from_nx(graph))
+        return
+    _same_triples(*run("jaccard_coefficient", graph))          # every non-edge, in order
+    nodes = list(graph)
+    pairs = [(nodes[0], nodes[1]), (nodes[2], nodes[2]), (nodes[5], nodes[3]),
+             (nodes[3], nodes[5]), (nodes[-1], nodes[4]), (nodes[-1], nodes[-1])]
+    pairs += list(graph.edges)[:8]
+    _same_triples(*run("jaccard_coefficient", graph, pairs))
+    # networkx spends an iterator on its checks: nothing is yielded
+    ours = list(B.jaccard_coefficient(convert_from_nx(graph), iter(pairs)))
+    assert ours == list(nx.jaccard_coefficient(graph, iter(pairs))) == []
+    with pytest.raises(nx.NodeNotFound):
+        B.jaccard_coefficient(convert_from_nx(graph), [(nodes[0], "absent")])
+
+
+def test_jaccard_self_loops_and_small():
+    G = nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3), (0, 0), (3, 3)])
+    G.add_node(4)
+    pairs = [(u, v) for u in G for v in G]
+    _same_triples(*run("jaccard_coefficient", G, pairs))
+    _same_triples(*run("jaccard_coefficient", G))
+    assert list(B.jaccard_coefficient(convert_from_nx(nx.Graph()))) == []
+    with pytest.raises(nx.NetworkXNotImplemented):
+        B.jaccard_coefficient(convert_from_nx(nx.MultiGraph([(0, 1)])))
+
+
+def test_jaccard_lagraph(lagraph):
+    G = lagraph["karate.mtx"]
+    _same_triples(*run("jaccard_coefficient", G))
+
+
+# ------------------------------------------------------------------------------ cores
+def _no_loops(G):
+    G = G.copy()
+    G.remove_edges_from(list(nx.selfloop_edges(G)))
+    return G
+
+
+def test_core_number(graph):
+    G = _no_loops(graph)
+    ours, expected = run("core_number", G)
+    assert list(ours.items()) == list(expected.items())
+    assert all(type(c) is int for c in ours.values())
+
+
+def test_core_number_lagraph_and_errors(lagraph):
+    for name, G in lagraph.items():
+        ours, expected = run("core_number", G)
+        assert list(ours.items()) == list(expected.items()), name
+    G = nx.DiGraph([(0, 1), (1, 0), (1, 2), (2, 0), (3, 1)])      # reciprocal pairs count twice
+    assert run("core_number", G)[0] == nx.core_number(G)
+    assert B.core_number(convert_from_nx(nx.Graph())) == {}
+    loops = nx.Graph([(0, 1), (1, 1)])
+    with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+        nx.core_number(loops)
+    with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+        B.core_number(convert_from_nx(loops))
+    with pytest.raises(nx.NetworkXNotImplemented):
+        B.core_number(convert_from_nx(nx.MultiGraph([(0, 1)])))
+
+
+# ------------------------------------------------------------------------------ k-truss
+def _same_graph(H, expected):
+    assert type(H) is type(expected)
+    assert list(H) == list(expected) and H._node == expected._node
+    assert H._adj == expected._adj and H.graph == expected.graph
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 3.5])
+def test_k_truss(graph, k):
+    if graph.is_directed():
+        with pytest.raises(nx.NetworkXNotImplemented):
+            B.k_truss(convert_from_nx(graph), k)
+        return
+    G = _no_loops(graph)
+    G.graph["name"] = "g"
+    G.nodes[list(G)[0]]["colour"] = "red"
+    H, expected = run("k_truss", G, k)
+    _same_graph(H, expected)
+    assert H is not G
+
+
+def test_k_truss_lagraph_and_errors(lagraph):
+    for name, G in lagraph.items():
+        if not G.is_directed():
+            for k in (3, 4, 5):
+                _same_graph(*run("k_truss", G, k))
+    _same_graph(*run("k_truss", nx.Graph(), 3))
+    loops = nx.Graph([(0, 1), (1, 1)])
+    with pytest.raises(nx.NetworkXNotImplemented, match="self loops"):
+        B.k_truss(convert_from_nx(loops), 3)
+    with pytest.raises(nx.NetworkXNotImplemented):
+        B.k_truss(convert_from_nx(nx.MultiGraph([(0, 1)])), 3)
+    assert can_run("k_truss", (loops, 3), {}) is True
+    assert isinstance(can_run("k_truss", (loops, None), {}), str)
+
+
+# ------------------------------------------------------------------------------ hits
+def _close_pair(ours, expected, abs_):
+    for o, e in zip(ours, expected):
+        assert_close(o, e, rel=0, abs_=abs_)
+
+
+def test_hits(graph):
+    G = graph.copy()
+    for u, v, d in G.edges(data=True):
+        if "w" in d:
+            d["weight"] = d["w"]                 # networkx reads attribute "weight"
+    bg = convert_from_nx(G, edge_attrs={"weight": 1})
+    sv = np.linalg.svd(nx.to_numpy_array(G), compute_uv=False)
+    if sv[0] - sv[1] > 1e-6 * sv[0]:
+        # networkx starts ARPACK from a random vector: equal to its tolerance (where the
+        # leading singular value is repeated, as in a forest, its own results vary by call)
+        _close_pair(B.hits(bg), nx.hits(G), 1e-9)
+        _close_pair(B.hits(bg, tol=1e-12), nx.hits(G, tol=1e-12), 1e-12)
+    nstart = {v: 1.0 + (i % 3) for i, v in enumerate(G)}
+    _close_pair(B.hits(bg, nstart=nstart), nx.hits(G, nstart=nstart), 1e-9)
+    _close_pair(B.hits(bg, nstart=nstart, normalized=False),
+                nx.hits(G, nstart=nstart, normalized=False), 1e-9)
+
+
+def test_hits_lagraph_and_errors(lagraph):
+    G = lagraph["karate.mtx"]
+    _close_pair(B.hits(convert_from_nx(G)), nx.hits(G), 1e-9)
+    assert B.hits(convert_from_nx(nx.DiGraph())) == ({}, {})
+    P = convert_from_nx(nx.path_graph(50))
+    for max_iter in (0, 1):
+        with pytest.raises(nx.PowerIterationFailedConvergence):
+            B.hits(P, max_iter=max_iter)
+    M = nx.MultiDiGraph([(0, 1), (0, 1), (1, 2), (2, 0), (3, 0)])
+    _close_pair(B.hits(convert_from_nx(M)), nx.hits(M), 1e-9)
 
 
 # ------------------------------------------------------------------------------ install

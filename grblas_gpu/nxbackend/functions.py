@@ -20,7 +20,8 @@ from grblas_gpu import backend
 __all__ = ["pagerank", "bfs_layers", "single_source_shortest_path_length",
            "single_source_dijkstra_path_length", "triangles", "connected_components",
            "number_connected_components", "betweenness_centrality", "clustering",
-           "eigenvector_centrality"]
+           "eigenvector_centrality", "jaccard_coefficient", "core_number", "k_truss",
+           "hits"]
 
 # sources per algorithms.betweenness call: its memory is two entries per (vertex, source)
 # pair reached
@@ -32,6 +33,16 @@ def _not_implemented_for(G, kind):
     if (kind == "directed" and G.is_directed()) or (kind == "multigraph"
                                                     and G.is_multigraph()):
         raise nx.NetworkXNotImplemented(f"not implemented for {kind} type")
+
+
+SELFLOOP_MESSAGE = ("Input graph has self loops which is not permitted; "
+                    "Consider using G.remove_edges_from(nx.selfloop_edges(G)).")
+
+
+def _refuse_selfloops(G):
+    """networkx's error for core_number and k_truss on a graph with self-loops."""
+    if np.any(G.rows == G.cols):
+        raise nx.NetworkXNotImplemented(SELFLOOP_MESSAGE)
 
 
 def _full(values):
@@ -412,3 +423,214 @@ def _rescale(betweenness, n, *, normalized, directed, endpoints=True, sampled_no
     for v in betweenness:
         betweenness[v] *= scale_source if v in sampled_nodes else scale_nonsource
     return betweenness
+
+
+# ------------------------------------------------------------------------------ jaccard
+def _neighbour_sets(G):
+    """set(G[u]) for every vertex id u, from the stored edges (a self-loop included)."""
+    nodes = G.nodes
+    sets = [set() for _ in nodes]
+    for i, j in zip(G.rows.tolist(), G.cols.tolist()):
+        sets[i].add(nodes[j])
+    return sets
+
+
+def _non_edges(G, neighbours):
+    """networkx's non_edges of an undirected graph, in its order: the nodes in a set, popped
+    one by one, each paired with the rest of the set less its neighbours (a set's order
+    depends only on its members and their insertion order, both as networkx's)."""
+    remaining = set(iter(G.nodes))
+    while remaining:
+        u = remaining.pop()
+        for v in remaining - neighbours[G.index[u]]:
+            yield u, v
+
+
+def jaccard_coefficient(G, ebunch=None):
+    """networkx's jaccard_coefficient: a generator of (u, v, |N(u) ∩ N(v) - {u, v}| /
+    |N(u) ∪ N(v)|) (an int 0 where the union is empty) over ``ebunch`` or, when None, every
+    non-edge in networkx's order. The intersections for all the pairs at once:
+
+        S = offdiag(A) ;  C⟨M⟩ = S plus.pair S      (M: the pairs; ¬A.S for the non-edges)
+        |N(u) ∪ N(v)| = d(u) + d(v) - C(u, v) - [u ~ v] (loop(u) + loop(v))   (u ≠ v)
+
+    with d(u) = |N(u)| (a self-loop counts u itself)."""
+    _not_implemented_for(G, "directed")
+    _not_implemented_for(G, "multigraph")
+    index, n = G.index, len(G)
+    if ebunch is not None:
+        # networkx checks the pairs as it is called, then yields from the same iterable
+        # (so an iterator passed in is spent: nothing is yielded, as networkx)
+        for u, v in ebunch:
+            if u not in G:
+                raise nx.NodeNotFound(f"Node {u} not in G.")
+            if v not in G:
+                raise nx.NodeNotFound(f"Node {v} not in G.")
+        pairs = [(u, v) for u, v in ebunch]
+    if n == 0:
+        return (p for p in ())
+    A = G.matrix(None)
+    S = gg.select(gg.Matrix(gg.INT64, n, n), A, "offdiag", 0)
+    # d = A +.pair 1     (full: 0 for a vertex without neighbours)
+    d = gg.Vector.from_dense(backend.xp.zeros(n, dtype=np.int64))
+    gg.reduce_rowwise(d, S, "plus", accum="plus")
+    d = backend.to_host(d.to_dense(device=True)).astype(np.int64)
+    loops = np.zeros(n, dtype=np.int64)
+    loops[G.rows[G.rows == G.cols]] = 1
+    d += loops
+    C = gg.Matrix(gg.INT64, n, n)
+    adjacent = set()
+    if ebunch is None:
+        neighbours = _neighbour_sets(G)
+        pairs = _non_edges(G, neighbours)
+        # C⟨¬A.S⟩ = S plus.pair S
+        gg.mxm(C, S, S, "plus_pair", mask=~A.S)
+    else:
+        iu = np.fromiter((index[u] for u, _ in pairs), dtype=np.int64, count=len(pairs))
+        iv = np.fromiter((index[v] for _, v in pairs), dtype=np.int64, count=len(pairs))
+        M = gg.Matrix.from_coo(iu, iv, True, nrows=n, ncols=n, dtype=gg.BOOL, dup_op="first")
+        # C⟨M.S⟩ = S plus.pair S
+        gg.mxm(C, S, S, "plus_pair", mask=M.S)
+        if loops.any():
+            # the asked pairs that are edges: E⟨M.S⟩ = offdiag(A)
+            E = gg.select(gg.Matrix(gg.BOOL, n, n), A, "offdiag", 0, mask=M.S)
+            er, ec, _ = E.to_coo()
+            adjacent = set(zip(backend.to_host(er).tolist(), backend.to_host(ec).tolist()))
+    rows, cols, vals = (backend.to_host(a).tolist() for a in C.to_coo())
+    common = dict(zip(zip(rows, cols), vals))
+
+    def predictions():
+        for u, v in pairs:
+            i, j = index[u], index[v]
+            inter = common.get((i, j), 0)
+            if i == j:
+                union = int(d[i])
+            else:
+                both = inter + ((loops[i] + loops[j]) if (i, j) in adjacent else 0)
+                union = int(d[i] + d[j] - both)
+            yield u, v, (0 if union == 0 else inter / union)
+    return predictions()
+
+
+# ------------------------------------------------------------------------------ cores
+def core_number(G):
+    """networkx's core_number (degree = in + out degree for a directed graph, as networkx's
+    all_neighbors counts a reciprocated edge twice), by peeling level by level:
+
+        M = A (undirected) or A + Aᵀ ;  d = M +.reduce rows ;  level = 0
+        while d has entries:
+            level = max(level, min d) ;  peel = d ≤ level ;  core⟨peel.S⟩ = level
+            d = d > level ;  d⟨d.S⟩ -= M plus.first peel
+    """
+    _not_implemented_for(G, "multigraph")
+    _refuse_selfloops(G)
+    n = len(G)
+    if n == 0:
+        return {}
+    A = G.matrix(None)
+    if G.is_directed():
+        # M = A + Aᵀ   (2 for a reciprocated pair)
+        M = gg.transpose(gg.Matrix(gg.INT64, n, n), A)
+        gg.ewise_add(M, M, A, "plus")
+    else:
+        M = gg.select(gg.Matrix(gg.INT64, n, n), A, "offdiag", 0)
+    d = gg.Vector.from_dense(backend.xp.zeros(n, dtype=np.int64))
+    gg.reduce_rowwise(d, M, "plus", accum="plus")
+    core = gg.Vector(gg.INT64, n)
+    peel = gg.Vector(gg.INT64, n)
+    level = 0
+    while d.nvals:
+        level = max(level, int(gg.reduce_scalar(d, "min")))
+        # peel = d ≤ level ;  core⟨peel.S⟩ = level ;  d = d > level
+        gg.select(peel, d, "valuele", level)
+        gg.assign(core, np.int64(level), gg.ALL, mask=peel.S)
+        gg.select(d, d, "valuegt", level)
+        # d⟨d.S⟩ -= M plus.first peel     (the edges to the peeled vertices)
+        gg.mxv(d, M, peel, "plus_first", mask=d.S, accum="minus")
+    values = backend.to_host(core.to_dense(device=True)).astype(np.int64)
+    return {v: int(c) for v, c in zip(G.nodes, values)}
+
+
+def k_truss(G, k):
+    """networkx's k_truss: a copy of G (networkx's type, its attributes) keeping the edges of
+    the k-truss and the nodes they touch. The supports, iterated to a fixed point:
+
+        S = A ;  repeat  C⟨S.S, replace⟩ = S plus.pair S ;  S = C ≥ k - 2  until S keeps all
+    """
+    _not_implemented_for(G, "directed")
+    _not_implemented_for(G, "multigraph")
+    _refuse_selfloops(G)
+    H = convert_graph(G).copy()
+    n = len(G)
+    if n == 0:
+        return H
+    A = G.matrix(None)
+    S = gg.select(gg.Matrix(gg.INT64, n, n), A, "offdiag", 0)
+    # networkx drops an edge whose support s has s < k - 2: for k ≤ 2, none
+    need = math.ceil(k - 2)
+    if need > 0:
+        C = gg.Matrix(gg.INT64, n, n)
+        nvals = S.nvals
+        while True:
+            # C⟨S.S, replace⟩ = S plus.pair S ;  S = C ≥ need
+            gg.mxm(C, S, S, "plus_pair", mask=S.S, desc=gg.GrB_REPLACE)
+            gg.select(S, C, "valuege", need)
+            if S.nvals == nvals:
+                break
+            nvals = S.nvals
+    # the dropped edges: D⟨¬S.S, replace⟩ = triu(A)
+    D = gg.select(gg.Matrix(gg.BOOL, n, n), A, "triu", 1, mask=~S.S, desc=gg.GrB_REPLACE)
+    rows, cols, _ = D.to_coo()
+    nodes = G.nodes
+    H.remove_edges_from((nodes[i], nodes[j]) for i, j in
+                        zip(backend.to_host(rows).tolist(), backend.to_host(cols).tolist()))
+    # networkx then removes the isolated nodes (those of G included)
+    deg = gg.Vector(gg.INT64, n)
+    gg.reduce_rowwise(deg, S, "plus")
+    kept = np.zeros(n, dtype=bool)
+    kept[backend.to_host(deg.to_coo()[0])] = True
+    H.remove_nodes_from([nodes[i] for i in np.flatnonzero(~kept).tolist()])
+    return H
+
+
+# ------------------------------------------------------------------------------ hits
+def _product(A, x, transpose):
+    """A x (or Aᵀ x) of a host vector, on the engine: w = A plus.times x."""
+    u = _full(np.ravel(x))
+    w = gg.Vector(gg.FP64, A.nrows)
+    if transpose:
+        gg.vxm(w, u, A, "plus_times")
+    else:
+        gg.mxv(w, A, u, "plus_times")
+    return backend.to_host(w.to_dense(device=True))
+
+
+def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
+    """networkx's hits: the leading singular vectors of A (attribute "weight", missing 1,
+    parallel edges summed) by the same solver networkx calls, scipy's svds (ARPACK, its tol
+    and maxiter, nstart as its v0, a random start without one), with A's products on the
+    engine; then h = A a, each normalised to sum 1. ArpackNoConvergence (and max_iter ≤ 0)
+    raise PowerIterationFailedConvergence, as networkx."""
+    import scipy.sparse.linalg
+
+    if len(G) == 0:
+        return {}, {}
+    n = len(G)
+    A = G.matrix("weight", "plus")
+    if nstart is not None:
+        nstart = np.array(list(nstart.values()))     # networkx's v0: nstart's values in order
+    if max_iter <= 0:
+        raise nx.PowerIterationFailedConvergence(max_iter)
+    op = scipy.sparse.linalg.LinearOperator(
+        (n, n), matvec=lambda x: _product(A, x, False),
+        rmatvec=lambda x: _product(A, x, True), dtype=np.float64)
+    try:
+        _, _, vt = scipy.sparse.linalg.svds(op, k=1, v0=nstart, maxiter=max_iter, tol=tol)
+    except scipy.sparse.linalg.ArpackNoConvergence as exc:
+        raise nx.PowerIterationFailedConvergence(max_iter) from exc
+    a = vt.flatten().real
+    h = _product(A, a, False)
+    if normalized:
+        h /= h.sum()
+        a /= a.sum()
+    return dict(zip(G.nodes, map(float, h))), dict(zip(G.nodes, map(float, a)))

@@ -2,6 +2,7 @@
 ``networkx.backends``): the dispatched functions, ``convert_from_nx`` / ``convert_to_nx``,
 ``can_run`` and ``should_run``."""
 import inspect
+import numbers
 
 from . import functions
 from .graph import convert_from_nx, convert_to_nx
@@ -26,6 +27,8 @@ def _refusal(name, bound):
             return "directed clustering is not supported (undirected graphs only)"
     if name == "eigenvector_centrality" and callable(args.get("weight")):
         return "a callable weight is not supported"
+    if name == "k_truss" and not isinstance(args.get("k"), numbers.Real):
+        return "k must be a real number"
     return None
 
 
