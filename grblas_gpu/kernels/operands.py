@@ -23,7 +23,7 @@ from .segment import segment_reduce
 xp = backend.xp
 
 __all__ = ["Compressed", "DenseOperand", "SparseOperand", "DenseMask", "Product",
-           "allowed_rows", "operand_values", "apply_product", "fold_sorted", "run_starts",
+           "allowed_rows", "iso_scalar", "operand_values", "apply_product", "fold_sorted", "run_starts",
            "operand_source", "kernel_key"]
 
 
@@ -132,11 +132,15 @@ def allowed_rows(mask, n):
     return ~m if mask.complement else m
 
 
+def iso_scalar(iso, tin):
+    """An operand's iso value cast to tin (0 where ⊗ does not read it), as a NumPy scalar."""
+    return tin.np_type.type(cast_scalar(0 if iso is None else iso, tin))
+
+
 def operand_values(op, where, tin):
     """op's values at positions ``where``, cast to tin (zeros for values ⊗ does not read)."""
     if op.values is None:
-        iso = 0 if op.iso is None else op.iso
-        return xp.full(len(where), cast_scalar(iso, tin), dtype=tin.np_type)
+        return xp.full(len(where), iso_scalar(op.iso, tin), dtype=tin.np_type)
     return cast(op.values[where], tin, xp)
 
 

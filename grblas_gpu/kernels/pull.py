@@ -54,14 +54,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import backend
-from ..types import cast, cast_scalar
+from ..types import cast
 from . import pull_plans as plans
 from .cache import get_functions
 from .common import aligned, dummy, expand, kept, scalar_arg
 from .cuda_common import c_index_type
 from .launch import THREADS, grid, sm_count, strided_grid
-from .operands import (allowed_rows, apply_product, fold_sorted, kernel_key, operand_source,
-                       operand_values)
+from .operands import (allowed_rows, apply_product, fold_sorted, iso_scalar, kernel_key,
+                       operand_source, operand_values)
 
 xp = backend.xp
 
@@ -144,13 +144,13 @@ def _spmv_scipy(B, u, prod, plan_cache):
     if read_b and B.values is not None:
         a = cast(B.values if len(B.values) == nnz else B.values[:nnz], prod.tin, xp)
     else:
-        iso = _scalar(B.iso, prod.tin) if read_b else t.type(1)
+        iso = iso_scalar(B.iso, prod.tin) if read_b else t.type(1)
         a = kept(plan_cache, ("spmv_iso", t.str, iso.tobytes(), nnz),
                   lambda: np.full(nnz, iso, dtype=t))
     if read_u and u.values is not None:
         x = cast(u.values, prod.tin, xp)
     else:
-        x = np.full(ncols, _scalar(u.iso, prod.tin) if read_u else 1, dtype=t)
+        x = np.full(ncols, iso_scalar(u.iso, prod.tin) if read_u else 1, dtype=t)
     y = np.zeros(n, dtype=t)
     _csr_matvec(n, ncols, ptr, idx, a, x, y)
     return "dense", y, ptr[1:] != ptr[:-1]
@@ -175,9 +175,9 @@ def _spmv_numpy(B, u, prod, ufunc):
     else:
         a = None
     if a is None:
-        a = _scalar(B.iso, tin)
+        a = iso_scalar(B.iso, tin)
     if x is None:
-        x = _scalar(u.iso, tin)
+        x = iso_scalar(u.iso, tin)
     fn = prod.semiring.op.multiply.numpy
     z = cast(fn(a, x) if prod.matrix_first else fn(x, a), prod.tout, xp)
     if z.shape != (nnz,):
@@ -191,11 +191,6 @@ def _spmv_numpy(B, u, prod, ufunc):
             vals = xp.empty(len(starts), dtype=z.dtype)
             vals[:m] = ufunc.reduceat(z, starts[:m], dtype=z.dtype)
     return "dense", vals, ptr[1:] != ptr[:-1]
-
-
-def _scalar(iso, tin):
-    """An operand's iso value cast to tin (0 where ⊗ does not read it), as a NumPy scalar."""
-    return tin.np_type.type(cast_scalar(0 if iso is None else iso, tin))
 
 
 _PULL = r"""

@@ -33,10 +33,10 @@ import numpy as np
 from .. import backend
 from ..vector import DENSE_THRESHOLD
 from . import launch
-from ..types import cast, cast_scalar
+from ..types import cast
 from .common import dummy, kept, scalar_arg
-from .operands import (DenseOperand, SparseOperand, apply_product, fold_sorted, run_starts,
-                       kernel_key, operand_source, operand_values)
+from .operands import (DenseOperand, SparseOperand, apply_product, fold_sorted, iso_scalar,
+                       run_starts, kernel_key, operand_source, operand_values)
 from .cache import get_functions
 from .cuda_common import c_index_type, fold_start
 
@@ -653,7 +653,7 @@ def _push_numpy(B, u, prod, mask, nout, plan_cache=None):
     pos = (ends - cs).repeat(lens)
     pos += np.arange(total)
     i = B.idx.take(pos)  # (B's index type: T's indices are cast to their own on the way out)
-    if prod.semiring.monoid.op.all_terminal:
+    if add.all_terminal:
         # ANY keeps each output's first term (in stable order): compute only those, and
         # test the mask on them alone (it allows or refuses all of an output's terms)
         order = _stable_order(i, nout)
@@ -787,10 +787,8 @@ def _terms(a, B, u, prod, mask, lens, i, mult):
     dropped; a: B's values at the terms (unread where B is iso), x: u's values repeated by
     the lengths of its vectors."""
     tin = prod.tin
-    a = (cast(a, tin, xp) if B.values is not None
-         else tin.np_type.type(cast_scalar(0 if B.iso is None else B.iso, tin)))
-    x = (cast(u.values, tin, xp).repeat(lens) if u.values is not None
-         else tin.np_type.type(cast_scalar(0 if u.iso is None else u.iso, tin)))
+    a = cast(a, tin, xp) if B.values is not None else iso_scalar(B.iso, tin)
+    x = cast(u.values, tin, xp).repeat(lens) if u.values is not None else iso_scalar(u.iso, tin)
     with np.errstate(all="ignore"):   # (the operators' results are defined values)
         z = mult(a, x) if prod.matrix_first else mult(x, a)
         if z.shape != i.shape:

@@ -41,6 +41,7 @@ from .. import backend, operators
 from ..descriptor import Request, _enum_of, as_descriptor
 from ..errors import DimensionMismatch, InvalidValue
 from ..kernels import operands, pull_plans, spmspv
+from ..kernels.common import kept
 from ..kernels.pull import pull
 from ..memory import oom_guard
 from ..matrix import Matrix
@@ -195,15 +196,12 @@ def _report(what, choice):
 # ---------------------------------------------------------------- operands
 def _compressed(A, by_rows, structure, reads_values):
     """A by rows (CSR) or by columns (the cached CSC, values gathered once and cached);
-    values None when ⊗ ignores them, A is iso, or structure-only. Kept in A's cache (which
-    any change of A empties)."""
-    if backend.is_gpu:  # (kept on NumPy only, where it saves a few µs: not yet run on a GPU)
-        return _make_compressed(A, by_rows, structure, reads_values)
-    key = ("compressed", by_rows, structure, reads_values)
-    made = A._cache.get(key)
-    if made is None:
-        made = A._caching()[key] = _make_compressed(A, by_rows, structure, reads_values)
-    return made
+    values None when ⊗ ignores them, A is iso, or structure-only. On NumPy kept in A's cache
+    (which any change of A empties), where it saves a few µs a call; made each call on the
+    GPU."""
+    return kept(None if backend.is_gpu else A._caching(),
+                ("compressed", by_rows, structure, reads_values),
+                lambda: _make_compressed(A, by_rows, structure, reads_values))
 
 
 def _make_compressed(A, by_rows, structure, reads_values):
