@@ -55,10 +55,15 @@ def as_index_array(a, what, module=None):
     return arr.astype(np.int64, copy=False)
 
 
+def is_container(a):
+    """``a`` is a Matrix or a Vector (told by its attributes: this module sits below them)."""
+    return hasattr(a, "nvals") and hasattr(a, "dtype")
+
+
 def _not_container(a, what, cls):
     """A Matrix or Vector given for an array: refused, though ``np.asarray`` would give a full
     one's dense values (an operand put in the wrong place, not an array)."""
-    if hasattr(a, "nvals") and hasattr(a, "dtype"):
+    if is_container(a):
         raise cls(f"{what} must be an array, got a {type(a).__name__}")
 
 

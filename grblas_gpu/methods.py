@@ -5,6 +5,7 @@ A method imports its operation when called: the operations build and check conta
 they sit above the containers, and a method is the public door into them, one call deep (the
 one kind of edge tests/test_import_graph.py declares and leaves out of its cycle check)."""
 
+from ._validate import is_container
 from .descriptor import Method
 from .errors import DomainMismatch, InvalidValue
 
@@ -56,7 +57,7 @@ class ElementwiseMethods:
         from .operations.ewise import ewise_method
         from .types import BOOL
 
-        if not (hasattr(other, "nvals") and hasattr(other, "shape")):
+        if not is_container(other):
             raise InvalidValue(f"x {symbol} y needs two Matrix or Vector operands, got "
                                f"{type(other).__name__}")
         if self.dtype is not BOOL or other.dtype is not BOOL:

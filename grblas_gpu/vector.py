@@ -10,7 +10,8 @@ import numpy as np
 
 from . import _interop, backend
 from ._validate import (as_flag, as_index_array, as_int, check_dim, check_in_range, index_dtype,
-                        is_array, is_index_collection, values_and_dtype, values_array)
+                        is_array, is_container, is_index_collection, values_and_dtype,
+                        values_array)
 from .errors import IndexOutOfBounds, InvalidValue
 from . import memory
 from .mask import MaskableMixin
@@ -45,10 +46,11 @@ def _host_entries(indices, values, size, dtype):
     """(size, dtype, indices, values, iso) for Vector._from_sparse, checked and sorted on the
     host; None when the entries are device arrays, many, unsorted-with-duplicates or invalid
     in any way (the general path then combines or rejects them, with its errors)."""
-    if (isinstance(indices, xp.ndarray) and backend.is_gpu) or hasattr(indices, "nvals"):
+    if (isinstance(indices, xp.ndarray) and backend.is_gpu) or is_container(indices):
         return None
     if values is not None and not np.isscalar(values):
-        if hasattr(values, "nvals") or getattr(values, "ndim", 1) == 0 or (isinstance(values, xp.ndarray) and backend.is_gpu):
+        if (is_container(values) or getattr(values, "ndim", 1) == 0
+                or (isinstance(values, xp.ndarray) and backend.is_gpu)):
             return None
     try:
         idx = np.asarray(indices)
@@ -430,9 +432,10 @@ class Vector(MaskableMixin, ElementwiseMethods):
         it next changes): ``torch.from_dlpack(v)``. A vector with missing entries refuses
         (InvalidValue): export ``to_coo(device=True)``'s arrays or ``to_dense(fill,
         device=True)`` instead."""
-        return _interop.dlpack_export(self._dense_form()[0] if self.nvals == self._size else None,
-                                      self, self.nvals, self._size, stream, max_version,
-                                      dl_device, copy)
+        nvals = self.nvals
+        return _interop.dlpack_export(self._dense_form()[0] if nvals == self._size else None,
+                                      self, nvals, self._size, stream, max_version, dl_device,
+                                      copy)
 
     def __dlpack_device__(self):
         """(device type, device id) of the storage: (1, 0) under NumPy, (2, id) under CuPy."""
