@@ -219,23 +219,32 @@ def _out_type(sr, t):
     return operators.semiring(sr, t, t).monoid.type
 
 
-def _products(op, t, srs, g):
-    A = _matrix(g, t)
-    product = operations.mxv if op == "mxv" else operations.vxm
+def _per_semiring(srs, t, calls):
+    """The calls ``calls(sr, tout)`` gives for each semiring (tout: its output type at t);
+    one _undefined call (counted as skipped) for a semiring t does not define."""
     for sr in srs:
         try:
             tout = _out_type(sr, t)
         except _SKIPPED:
             yield _undefined
             continue
+        yield from calls(sr, tout)
+
+
+def _products(op, t, srs, g):
+    A = _matrix(g, t)
+    product = operations.mxv if op == "mxv" else operations.vxm
+
+    def calls(sr, tout):
         for tu in dict.fromkeys((t, tout)):
             us = _vectors(g, tu)
             pi = us["sparse"]   # π of a search under way
-            for form, u in us.items():
+            for u in us.values():
                 for direction in ("push", "pull"):
                     for masked in (False, True):
                         yield _product_call(product, op, A, u, sr, tout, g.n, direction,
                                             pi if masked else None)
+    yield from _per_semiring(srs, t, calls)
 
 
 def _product_call(product, op, A, u, sr, tout, n, direction, pi):
@@ -258,20 +267,16 @@ def _mxm(t, srs, g):
     F = Matrix.from_coo(g.frontier % g.n, np.arange(len(g.frontier)) % NARROW,
                         _values(t, len(g.frontier)), nrows=g.n, ncols=NARROW, dtype=t)
     P = F.dup()
-    for sr in srs:
-        try:
-            tout = _out_type(sr, t)
-        except _SKIPPED:
-            yield _undefined
-            continue
+
+    def calls(sr, tout):
         # C = A ⊕.⊗ A
-        yield lambda sr=sr, tout=tout: operations.mxm(Matrix(tout, g.n, g.n), A, A, sr)
+        yield lambda: operations.mxm(Matrix(tout, g.n, g.n), A, A, sr)
         # C⟨struct(A)⟩ = A ⊕.⊗ A
-        yield lambda sr=sr, tout=tout: operations.mxm(Matrix(tout, g.n, g.n), A, A, sr,
-                                                      mask=A.S)
+        yield lambda: operations.mxm(Matrix(tout, g.n, g.n), A, A, sr, mask=A.S)
         # C⟨¬struct(P), replace⟩ = A ⊕.⊗ F
-        yield lambda sr=sr, tout=tout: operations.mxm(Matrix(tout, g.n, NARROW), A, F, sr,
-                                                      mask=~P.S, desc=_REPLACE)
+        yield lambda: operations.mxm(Matrix(tout, g.n, NARROW), A, F, sr, mask=~P.S,
+                                     desc=_REPLACE)
+    yield from _per_semiring(srs, t, calls)
 
 
 def _monoids(srs):
