@@ -94,7 +94,6 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
     dw, base = _full(alpha * dangling_weights), _full((1 - alpha) * p)
     x, y = _full(x), gg.Vector(gg.FP64, N)
     t, work, s = gg.Vector(gg.FP64, N), gg.Vector(gg.FP64, N), gg.Vector(gg.FP64, 1)
-    zero = np.float64(0)
     for _ in range(max_iter):
         # s = Σ x .* dmask           (the rank held by dangling nodes)
         gg.ewise_mult(work, x, dmask, "times")
@@ -107,15 +106,21 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
         gg.vxm(y, t, A, "plus_times", accum="plus")
         # y = y + (1 - alpha) p
         gg.ewise_add(y, y, base, "plus")
-        # err = Σ |y - x|
-        gg.ewise_union(work, y, zero, x, zero, "minus")
-        gg.apply(work, work, "abs")
-        err = float(gg.reduce_scalar(work, "plus"))
+        err = _l1_distance(work, y, x)
         x, y = y, x
         if err < N * tol:
             values = backend.to_host(x.to_dense(device=True))
             return dict(zip(nodelist, map(float, values)))
     raise nx.PowerIterationFailedConvergence(max_iter)
+
+
+def _l1_distance(work, y, x):
+    """Σ |y - x| (networkx's convergence measure), with ``work`` as scratch: work = y - x
+    over the union, a missing entry taken as 0, then |work|, then its sum."""
+    zero = np.float64(0)
+    gg.ewise_union(work, y, zero, x, zero, "minus")
+    gg.apply(work, work, "abs")
+    return float(gg.reduce_scalar(work, "plus"))
 
 
 # ------------------------------------------------------------------------------ BFS
@@ -296,7 +301,6 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None
     A = G.matrix(weight if weight else None, "plus")
     x, y = _full(x0), gg.Vector(gg.FP64, n)
     work = gg.Vector(gg.FP64, n)
-    zero = np.float64(0)
     for _ in range(max_iter):
         # y = x ;  y += x +.* A      (x (A + I))
         gg.assign(y, x, gg.ALL)
@@ -305,10 +309,7 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None
         gg.ewise_mult(work, y, y, "times")
         norm = math.sqrt(float(gg.reduce_scalar(work, "plus"))) or 1
         gg.apply(y, y, "div", right=np.float64(norm))
-        # err = Σ |y - x|
-        gg.ewise_union(work, y, zero, x, zero, "minus")
-        gg.apply(work, work, "abs")
-        err = float(gg.reduce_scalar(work, "plus"))
+        err = _l1_distance(work, y, x)
         x, y = y, x
         if err < n * tol:
             values = backend.to_host(x.to_dense(device=True))
