@@ -33,7 +33,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from grblas_gpu import backend, cli_progress  # noqa: E402
 from grblas_gpu.cli_errors import EXIT_CODES_HELP, ArgumentParser, Failure, UsageError  # noqa: E402,E501
-from grblas_gpu.cli_errors import check_writable, run_main  # noqa: E402
+from grblas_gpu.cli_errors import check_plot, check_writable, run_main  # noqa: E402
 
 __all__ = ["main", "command", "timed", "print_table"]
 
@@ -180,7 +180,7 @@ def main(argv=None, prog=PROG):
     if args.json:
         check_writable(args.json, "--json")
     if args.plot:
-        _check_plot(args.plot)
+        check_plot(args.plot)
     if args.from_json:
         return _finish(_load_rows(args.from_json), args)
     if args.gap:
@@ -208,15 +208,6 @@ def main(argv=None, prog=PROG):
             rows += new
             bar.update()
     return _finish(rows, args)
-
-
-def _check_plot(path):
-    """--plot's preconditions, checked before any case runs."""
-    try:
-        import matplotlib.figure  # noqa: F401
-    except ImportError:
-        raise Failure("--plot needs matplotlib: install grblas-gpu[plot]") from None
-    check_writable(path, "--plot")
 
 
 def _load_rows(path):

@@ -28,7 +28,7 @@ import warnings
 
 from .errors import GraphBLASError
 
-__all__ = ["UsageError", "Failure", "ArgumentParser", "run_main", "check_writable",
+__all__ = ["UsageError", "Failure", "ArgumentParser", "run_main", "check_writable", "check_plot",
            "EXIT_OK", "EXIT_FAILURE", "EXIT_USAGE", "EXIT_INTERRUPTED", "EXIT_CODES_HELP",
            "DEBUG_ENV"]
 
@@ -145,3 +145,12 @@ def check_writable(path, option):
         raise Failure(f"{option} {path}: no such directory {folder}")
     if not os.access(folder if not os.path.exists(full) else full, os.W_OK):
         raise Failure(f"{option} {path}: permission denied")
+
+
+def check_plot(path):
+    """--plot's preconditions, checked before the work: matplotlib and a writable path."""
+    try:
+        import matplotlib.figure  # noqa: F401
+    except ImportError:
+        raise Failure("--plot needs matplotlib: install grblas-gpu[plot]") from None
+    check_writable(path, "--plot")

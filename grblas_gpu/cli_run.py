@@ -13,7 +13,7 @@ import re
 import time
 
 from . import backend, cli_progress
-from .cli_errors import EXIT_CODES_HELP, Failure, UsageError, check_writable
+from .cli_errors import EXIT_CODES_HELP, Failure, UsageError, check_plot
 
 __all__ = ["add_parser", "DEFAULT_SEED"]
 
@@ -140,15 +140,6 @@ def _check_options(args, runner):
     return kind in _RANDOM_GRAPHS
 
 
-def _check_plot(path):
-    """--plot's preconditions, checked before the run: matplotlib and a writable path."""
-    try:
-        import matplotlib.figure  # noqa: F401
-    except ImportError:
-        raise Failure("--plot needs matplotlib: install grblas-gpu[plot]") from None
-    check_writable(path, "--plot")
-
-
 def _float_arrays(result):
     """The floating-point arrays of an algorithm's result (an array, or a tuple holding
     some), on the host."""
@@ -204,7 +195,7 @@ def run(args):
                          f"{', '.join(sorted(algorithms.CLI_ALGORITHMS))}")
     drawn = _check_options(args, runner)
     if args.plot:
-        _check_plot(args.plot)
+        check_plot(args.plot)
     seed, about = None, ""
     if drawn:
         seed = DEFAULT_SEED if args.seed is None else args.seed
