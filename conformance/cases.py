@@ -31,7 +31,7 @@ import numpy as np
 from .operands import HUGE, Operand
 
 __all__ = ["Case", "Plan", "Family", "FAMILIES", "register", "enumerate_cases", "MASKS",
-           "UnknownOperation"]
+           "UnknownOperation", "check_operations"]
 
 MASKS = ("none", "V", "S", "~V", "~S")
 FLAGS = ("t0", "t1", "s0", "s1", "replace")  # descriptor flags: shown by name when set
@@ -159,15 +159,21 @@ def register(cls):
     return cls
 
 
-def enumerate_cases(plan, ops=None):
-    """Every case of the plan, for the named families (all when None), in a stable order."""
-    from . import families  # noqa: F401  (registers them)
-
+def check_operations(ops):
+    """The named families (all when None); an unknown name raises UnknownOperation."""
     names = list(FAMILIES) if not ops else list(ops)
     unknown = [n for n in names if n not in FAMILIES]
     if unknown:
         raise UnknownOperation(f"unknown operation(s): {', '.join(unknown)}; "
-                       f"known: {', '.join(FAMILIES)}")
+                               f"known: {', '.join(FAMILIES)}")
+    return names
+
+
+def enumerate_cases(plan, ops=None):
+    """Every case of the plan, for the named families (all when None), in a stable order."""
+    from . import families  # noqa: F401  (registers them)
+
+    names = check_operations(ops)
     out, seen = [], set()
     for n in names:
         for case in FAMILIES[n].cases(plan):

@@ -89,13 +89,17 @@ def _main(argv, prog):
     if args.json:
         check_writable(args.json, "--json")
     from . import report
-    from .cases import FAMILIES, Plan, UnknownOperation, enumerate_cases
+    from .cases import FAMILIES, Plan, UnknownOperation, check_operations, enumerate_cases
     from .runner import run
 
     from . import families  # noqa: F401  (registers the operations)
 
     if args.merge:
         return _merge(args.merge)
+    try:   # a usage error is told before a missing extra
+        check_operations(_split(args.ops))
+    except UnknownOperation as e:
+        raise UsageError(f"--ops: {e}") from None
     _require_graphblas()
     if args.list_ops:
         for name, fam in FAMILIES.items():

@@ -123,12 +123,24 @@ def dlpack_export(values, obj, nvals, count, stream, max_version, dl_device, cop
         as_flag(copy, "copy")
     try:
         return values.__dlpack__(**kw)
-    except (TypeError, ValueError, BufferError, RuntimeError) as e:  # a bad keyword
+    except (TypeError, ValueError, OverflowError, BufferError, RuntimeError) as e:  # bad keyword
         raise InvalidValue(f"__dlpack__: {backend.name} refuses {kw} ({e})") from None
 
 
 def dlpack_device(a):
     return a.__dlpack_device__()
+
+
+def _host_to_device(x):
+    """A host array under CuPy, which reads DLPack only from device memory, becomes a device
+    copy (as ``cupy.asarray`` would make); anything else is read as it is."""
+    if not backend.is_gpu:
+        return x
+    try:
+        on_host = x.__dlpack_device__()[0] == 1   # kDLCPU
+    except Exception:
+        return x   # let from_dlpack say what is wrong
+    return xp.asarray(np.from_dlpack(x)) if on_host else x
 
 
 def from_dlpack_vector(cls, x, dtype):
@@ -138,7 +150,7 @@ def from_dlpack_vector(cls, x, dtype):
         raise InvalidValue(f"Vector.from_dlpack needs an object with __dlpack__, got "
                            f"{type(x).__name__}")
     try:
-        a = xp.from_dlpack(x)
+        a = xp.from_dlpack(_host_to_device(x))
     except (BufferError, TypeError, ValueError, RuntimeError) as e:
         raise InvalidValue(f"Vector.from_dlpack: {backend.name} cannot read this array "
                            f"({e})") from None

@@ -273,7 +273,8 @@ def test_benchmarks_errors(capsys, tmp_path):
 
 # ------------------------------------------------------------------ as a real process
 def test_processes_exit_with_the_code_and_one_line():
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
     env.pop("GRBLAS_GPU_DEBUG", None)
     for args, code in ((["-m", "grblas_gpu", "run", "bfs", "rmat:abc"], 2),
                        (["-m", "grblas_gpu.conformance", "--ops", "nonesuch"], 2)):

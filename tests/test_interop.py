@@ -92,14 +92,15 @@ def test_containers_are_not_taken_for_arrays():
 
 # ---------------------------------------------------------------------- DLPack
 def test_dlpack_of_a_full_vector_shares_its_values():
+    xp = backend.xp   # the array library that reads this backend's memory
     f = gg.Vector.from_dense(np.arange(5.0))
-    x = np.from_dlpack(f)
-    assert np.array_equal(x, np.arange(5.0))
-    assert f.__dlpack_device__() == ((1, 0) if not backend.is_gpu else f.__dlpack_device__())
+    x = xp.from_dlpack(f)
+    assert np.array_equal(backend.to_host(x), np.arange(5.0))
+    assert f.__dlpack_device__() == ((2, x.device.id) if backend.is_gpu else (1, 0))
     sparse_full = gg.Vector.from_coo([0, 1, 2], [1, 2, 3], size=3)   # sparse form, full
-    assert np.array_equal(np.from_dlpack(sparse_full), [1, 2, 3])
+    assert np.array_equal(backend.to_host(xp.from_dlpack(sparse_full)), [1, 2, 3])
     with pytest.raises(gg.InvalidValue, match="missing"):
-        np.from_dlpack(gg.Vector.from_coo([1], [1.0], size=3))
+        xp.from_dlpack(gg.Vector.from_coo([1], [1.0], size=3))
 
 
 def test_from_dlpack_adopts_and_casts():
@@ -108,6 +109,9 @@ def test_from_dlpack_adopts_and_casts():
     assert v.nvals == 4 and v.dtype is gg.FP64 and np.array_equal(v.to_dense(), a)
     if not backend.is_gpu:  # adopted: the dense values are the caller's array
         assert np.shares_memory(np.from_dlpack(v), a)
+    else:   # a host array is copied to the device; a device array is adopted
+        d = backend.xp.arange(4, dtype=np.float64)
+        assert backend.xp.from_dlpack(gg.Vector.from_dlpack(d)).data.ptr == d.data.ptr
     w = gg.Vector.from_dlpack(a, dtype="INT32")
     assert w.dtype is gg.INT32 and np.array_equal(w.to_dense(), [0, 1, 2, 3])
     with pytest.raises(gg.InvalidValue):
