@@ -31,8 +31,9 @@ SourcePicker; drawn with replacement, from a fixed seed):
     tc      algorithms.triangle_count(A). Check: SuiteSparse's count (scipy's without it).
 
 Each kernel's first row is ours: ``seconds`` the mean over the trials of a repeated call (the
-graph's cached properties already built), ``first call s`` the first call on a fresh copy of
-the graph (kernels compiled, nothing cached with the graph), and with ``--fresh`` ``fresh
+graph's cached properties already built), ``first call s`` the first call on the graph made
+anew (kernels compiled; nothing kept with the graph but the symmetry its generator records,
+as a graph's kind is known in LAGraph and gapbs), and with ``--fresh`` ``fresh
 process s`` the first call in a new Python process (the on-disk kernel cache warm). Peers run
 the same formulation in this process, timed on the first PEER_SOURCES sources (batches) only:
 SuiteSparse through python-graphblas on every core (BFS push/pull by LAGraph's rule, SSSP
@@ -349,6 +350,15 @@ def _trial_args(kernel, sources):
     return [None] * SINGLE_TRIALS
 
 
+def _spread(times):
+    """The repeated calls' times, so that one slow call stands out from the mean: each
+    call's ms for a few trials, else min / median / max."""
+    ms = [round(t * 1e3, 2) for t in times]
+    if len(ms) <= 4:
+        return ms
+    return {"min": min(ms), "median": float(np.median(ms)), "max": max(ms)}
+
+
 def _once(f):
     return timed(f, reps=1, warmup=0)
 
@@ -368,14 +378,15 @@ def _peer_row(rows, ours, name, seconds, our_seconds, **more):
     return row
 
 
-def run_kernel(graph, scale, kernel, A, sources, *, fresh=False, E=None):
-    """The rows of one kernel on one graph (see the module docstring)."""
+def run_kernel(graph, scale, kernel, A, sources, *, fresh=False, E=None, remake=None):
+    """The rows of one kernel on one graph (see the module docstring); ``remake()``: the graph
+    made anew, for the first call (default: ``A.dup()``, which knows nothing)."""
     if getattr(algorithms, _NAMES[kernel], None) is None:
         return [{"case": "gap", "graph": graph, "scale": scale, "kernel": kernel,
                  "method": f"grblas_gpu {_NAMES[kernel]}", "skipped": "not available"}]
     args = _trial_args(kernel, sources)
     _call(kernel, A, args[0])              # compiles the kernels, builds A's cached set-up
-    fresh_copy = A.dup()                   # nothing cached with it
+    fresh_copy = (remake or A.dup)()       # nothing cached with it
     first, _ = _once(lambda: _call(kernel, fresh_copy, args[0]))
     fresh_copy = None
     times, results = [], []
@@ -385,7 +396,8 @@ def run_kernel(graph, scale, kernel, A, sources, *, fresh=False, E=None):
         results.append(out)
     mean = float(np.mean(times))
     row = _row(graph, scale, kernel, A, f"grblas_gpu {_NAMES[kernel]}", mean,
-               trials=len(args), **{"first call s": first, "first / repeated": first / mean})
+               trials=len(args), **{"first call s": first, "first / repeated": first / mean,
+                                    "trial ms": _spread(times)})
     E = E or _Edges(A)
     checks = {}
     if kernel == "bfs":
@@ -619,10 +631,12 @@ def run_gap(scale=None, graphs=GRAPHS, kernels=KERNELS, sources=DEFAULT_SOURCES,
         for kernel in kernels:
             if kernel == "sssp":
                 W = make_graph(graph, scale, weighted=True)
-                new = run_kernel(graph, scale, kernel, W, src, fresh=fresh, E=_Edges(W))
+                new = run_kernel(graph, scale, kernel, W, src, fresh=fresh, E=_Edges(W),
+                                 remake=lambda: make_graph(graph, scale, weighted=True))
                 del W
             else:
-                new = run_kernel(graph, scale, kernel, A, src, fresh=fresh, E=E)
+                new = run_kernel(graph, scale, kernel, A, src, fresh=fresh, E=E,
+                                 remake=lambda: make_graph(graph, scale))
             if report:
                 report(new)
             rows += new

@@ -148,7 +148,8 @@ def karate(*, dtype=None):
     rows = np.concatenate([e[:, 0], e[:, 1]])
     cols = np.concatenate([e[:, 1], e[:, 0]])
     order = np.argsort(rows * KARATE_NODES + cols)
-    return _csr_matrix(KARATE_NODES, xp.asarray(rows[order]), xp.asarray(cols[order]), None, dt)
+    return _csr_matrix(KARATE_NODES, xp.asarray(rows[order]), xp.asarray(cols[order]), None,
+                       dt)._known_symmetric()
 
 
 def graph(spec, *, seed=None, **kwargs):
@@ -202,7 +203,8 @@ def _undirected(n, key, seed, weighted, dt):
     else:
         both.sort()
         w = None
-    return _csr_matrix(n, both // n, both % n, w, dt)
+    # symmetric by construction: is_symmetric (PageRank's and BFS's first question) is known
+    return _csr_matrix(n, both // n, both % n, w, dt)._known_symmetric()
 
 
 def _count(x, what, who="rmat"):

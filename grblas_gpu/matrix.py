@@ -542,6 +542,14 @@ class Matrix(MaskableMixin, MatrixMethods):
         return self.memo(("grblas_gpu.Matrix.is_symmetric", structure),
                          lambda: self._symmetric(structure))
 
+    def _known_symmetric(self):
+        """Record that A equals Aᵀ, pattern and values, where its maker knows it by
+        construction (a generator of undirected graphs, as LAGraph's graph kind
+        ADJACENCY_UNDIRECTED): is_symmetric answers without the check. Returns self."""
+        for structure in (True, False):
+            self._caching()[("grblas_gpu.Matrix.is_symmetric", structure)] = True
+        return self
+
     def replace_indices(self, indices):
         """In place, trusted (as from_csr(trusted=True)): the column indices become
         ``indices``, a 1-D backend array of the matrix's index type (``index_dtype``) and

@@ -154,3 +154,22 @@ def test_graph_file_options_rejected(tmp_path):
     write_mm(p, karate())
     with pytest.raises(InvalidValue):
         graph(str(p), weighted=True)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: gg.generate.karate(), lambda: gg.generate.rmat(8, seed=1),
+    lambda: gg.generate.rmat(8, seed=2, weighted=True), lambda: gg.generate.urand(8, seed=3),
+    lambda: gg.generate.grid(9, 7, seed=4, weighted=True)])
+def test_undirected_graphs_know_they_are_symmetric(make):
+    """A generator records the symmetry it built (is_symmetric asks nothing of the device),
+    and what it records is what the check finds on a copy, which knows nothing."""
+    A = make()
+    for structure in (True, False):
+        assert A.memo(("grblas_gpu.Matrix.is_symmetric", structure),
+                      lambda: pytest.fail("not recorded")) is True
+        assert A.dup().is_symmetric(structure=structure) is True
+
+
+def test_a_directed_graph_records_no_symmetry():
+    A = gg.generate.rmat(8, seed=1, symmetric=False)
+    assert A.is_symmetric() is False and A.is_symmetric(structure=True) is False

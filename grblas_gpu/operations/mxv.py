@@ -196,10 +196,9 @@ def _report(what, choice):
 # ---------------------------------------------------------------- operands
 def _compressed(A, by_rows, structure, reads_values):
     """A by rows (CSR) or by columns (the cached CSC, values gathered once and cached);
-    values None when ⊗ ignores them, A is iso, or structure-only. On NumPy kept in A's cache
-    (which any change of A empties), where it saves a few µs a call; made each call on the
-    GPU."""
-    return kept(None if backend.is_gpu else A._caching(),
+    values None when ⊗ ignores them, A is iso, or structure-only. Kept in A's cache (which
+    any change of A empties): a few µs of host time a call."""
+    return kept(A._caching(),
                 ("compressed", by_rows, structure, reads_values),
                 lambda: _make_compressed(A, by_rows, structure, reads_values))
 
