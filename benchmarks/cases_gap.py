@@ -31,7 +31,9 @@ SourcePicker; drawn with replacement, from a fixed seed):
     tc      algorithms.triangle_count(A). Check: SuiteSparse's count (scipy's without it).
 
 Each kernel's first row is ours: ``seconds`` the mean over the trials of a repeated call (the
-graph's cached properties already built), ``first call s`` the first call on the graph made
+graph's cached properties already built, and every trial's call made once before, untimed:
+``kernel builds after the first call`` counts the kernel variants that pass built, ``kernel
+builds in trials`` those built while timing, 0 unless something is amiss), ``first call s`` the first call on the graph made
 anew (kernels compiled; nothing kept with the graph but the symmetry its generator records,
 as a graph's kind is known in LAGraph and gapbs), and with ``--fresh`` ``fresh
 process s`` the first call in a new Python process (the on-disk kernel cache warm). Peers run
@@ -49,7 +51,7 @@ import sys
 
 import numpy as np
 
-from grblas_gpu import algorithms
+from grblas_gpu import algorithms, kernel_stats
 from grblas_gpu import backend
 from grblas_gpu.errors import NotConverged
 from grblas_gpu.generate import grid, rmat, urand
@@ -389,6 +391,12 @@ def run_kernel(graph, scale, kernel, A, sources, *, fresh=False, E=None, remake=
     fresh_copy = (remake or A.dup)()       # nothing cached with it
     first, _ = _once(lambda: _call(kernel, fresh_copy, args[0]))
     fresh_copy = None
+    # a repeated call is one made before: another source or batch may take a kernel variant
+    # the first did not (BC's products choose per level), built here, not inside a trial
+    built = kernel_stats()
+    for a in {repr(a): a for a in args[1:]}.values():
+        _call(kernel, A, a)
+    variants = kernel_stats()
     times, results = [], []
     for a in args:
         t, out = _once(lambda: _call(kernel, A, a))
@@ -397,7 +405,11 @@ def run_kernel(graph, scale, kernel, A, sources, *, fresh=False, E=None, remake=
     mean = float(np.mean(times))
     row = _row(graph, scale, kernel, A, f"grblas_gpu {_NAMES[kernel]}", mean,
                trials=len(args), **{"first call s": first, "first / repeated": first / mean,
-                                    "trial ms": _spread(times)})
+                                    "trial ms": _spread(times),
+                                    "kernel builds after the first call": variants.modules
+                                    - built.modules,
+                                    "kernel builds in trials": kernel_stats().modules
+                                    - variants.modules})
     E = E or _Edges(A)
     checks = {}
     if kernel == "bfs":
