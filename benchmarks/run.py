@@ -19,6 +19,8 @@ and tqdm is installed, unless ``--quiet``.
 for bad arguments (an unknown case module or case), 1 for a failure
 (:mod:`grblas_gpu.cli_errors`).
 """
+import contextlib
+import gc
 import glob
 import importlib
 import json
@@ -44,26 +46,46 @@ DEFAULT_CASES = "mxv,mxm"
 
 def timed(f, reps=10, warmup=2, device=None):
     """(median seconds, last result) of f(). ``device``: time with CUDA events (default:
-    when the backend is CuPy); peers that run on the host pass False."""
+    when the backend is CuPy); peers that run on the host pass False. Python's cyclic GC is
+    off while a call is timed, as timeit does: a full collection in a process holding these
+    libraries' objects takes 40-130 ms (seen inside 0.5 ms BFS trials); it runs between the
+    timed calls instead."""
     device = backend.is_gpu if device is None else device
     out = None
     for _ in range(warmup):
         out = f()
     times = []
     for _ in range(max(1, reps)):
-        if device:
-            xp = backend.xp
-            start, stop = xp.cuda.Event(), xp.cuda.Event()
-            start.record()
-            out = f()
-            stop.record()
-            stop.synchronize()
-            times.append(xp.cuda.get_elapsed_time(start, stop) / 1e3)
-        else:
-            t0 = time.perf_counter()
-            out = f()
-            times.append(time.perf_counter() - t0)
+        with _no_gc():
+            seconds, out = _time_once(f, device)
+        times.append(seconds)
     return statistics.median(times), out
+
+
+@contextlib.contextmanager
+def _no_gc():
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _time_once(f, device):
+    """(seconds, result) of one call of f()."""
+    if device:
+        xp = backend.xp
+        start, stop = xp.cuda.Event(), xp.cuda.Event()
+        start.record()
+        out = f()
+        stop.record()
+        stop.synchronize()
+        return xp.cuda.get_elapsed_time(start, stop) / 1e3, out
+    t0 = time.perf_counter()
+    out = f()
+    return time.perf_counter() - t0, out
 
 
 def pipelined(f, reps=20, warmup=2):

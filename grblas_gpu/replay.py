@@ -7,7 +7,8 @@ running them. Recorded into a CUDA graph, the same kernels are issued by one lau
     step = gg.Replay(lambda: power_step(x, y), carries=(x, y), reads=(G, b), scratch=(w,))
     for it in range(max_iter):
         step()       # 1st call: runs fn (compiles kernels, fills caches, settles formats)
-                     # 2nd call: records fn on a private stream and memory pool, then
+                     # 2nd call: records fn on a stream and memory pool of its own
+                     #           (spared by a recording that is gone, if any), then
                      #           launches the recording
                      # later:    launches the recording (a few µs of host time)
         r = ...      # reads from the device happen outside fn
@@ -67,6 +68,12 @@ from .matrix import Matrix
 from .vector import Vector
 
 __all__ = ["Replay"]
+
+# (memory pool, capture stream) pairs of recordings that are gone, for new recordings: a
+# pool's free blocks are kept per stream, so the two go together (list appends and pops are
+# atomic: __del__ may run in any thread)
+_spare_pools = []
+_SPARE_POOLS = 8
 
 
 def content(obj):
@@ -170,7 +177,8 @@ class Replay:
                 obj._restore(obj._with_arrays(state, [None if a is None else a.copy()
                                                       for a in obj._arrays(state)]))
         start = [(obj, _form(obj), content(obj)) for obj in self.carries + self.reads]
-        pool, stream = cp.cuda.MemoryPool(), cp.cuda.Stream(non_blocking=True)
+        pool, stream = _spare_pools.pop() if _spare_pools else (
+            cp.cuda.MemoryPool(), cp.cuda.Stream(non_blocking=True))
         graph, failure, copies = None, None, []
         stream.wait_event(cp.cuda.get_current_stream().record())
         with stream, cp.cuda.using_allocator(pool.malloc):
@@ -208,10 +216,18 @@ class Replay:
                                                  for a, e in zip(starts[id(obj)], ends)])
             self._after.append((obj, state))
         self._start = start
-        self._graph, self._kept = graph, (pool, start, [new for _, new in copies])
+        self._graph, self._kept = graph, ((pool, stream), start, [new for _, new in copies])
         self.copies = len(copies)
         graph.launch(cp.cuda.get_current_stream())
         self._put_back()
+
+    def __del__(self):
+        # the recording first (its graph goes), then its pool and stream are spared for the
+        # next recording: blocks arrays still hold stay theirs, the free ones are reused
+        # (a pool discarded instead frees its memory, and each cudaFree waits for the device)
+        kept, self._kept, self._graph = getattr(self, "_kept", None), None, None
+        if kept is not None and _spare_pools is not None and len(_spare_pools) < _SPARE_POOLS:
+            _spare_pools.append(kept[0])
 
     def _copy_back_plan(self, start):
         """(start array, end array) pairs for the carried objects fn left in other arrays

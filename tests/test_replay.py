@@ -351,3 +351,32 @@ def test_a_declared_vector_changing_size_runs_plainly():
     np.testing.assert_array_equal(v.to_dense(), -np.ones(5))
     if backend.is_gpu:
         assert step.recorded and step.plain_calls == 1
+
+
+def test_a_recording_after_one_is_gone_reuses_its_pool_and_leaves_held_arrays_alone():
+    """A recording that is gone spares its memory pool and stream to the next: that one's
+    results equal plain steps', and what outlived the first (arrays its objects still hold,
+    allocated from that pool) keeps its values while the second records and replays."""
+    from grblas_gpu import replay
+
+    A = _graph(2)
+    J, x, y, s, r = _state(A.nrows)
+    # y, s, r scratch: after the replays they hold the recording's arrays, from its pool
+    step = gg.Replay(lambda: _power(A, J, x, y, s, r), carries=(x,), reads=(A, J),
+                     scratch=(y, s, r))
+    for _ in range(3):
+        step()
+    kept_r, kept_y = r.to_dense(), y.to_dense()
+    spared = len(replay._spare_pools)
+    del step
+    if backend.is_gpu:
+        assert len(replay._spare_pools) == min(spared + 1, replay._SPARE_POOLS)
+    A2, (J2, x2, y2, s2, r2), (J3, x3, y3, s3, r3), step2 = _twins(3)
+    for _ in range(4):
+        _power(A2, J2, x2, y2, s2, r2)
+        step2()
+        np.testing.assert_allclose(x3.to_dense(), x2.to_dense(), rtol=1e-12)
+    if backend.is_gpu:
+        assert step2.recorded, step2.why_not_recorded
+    np.testing.assert_array_equal(r.to_dense(), kept_r)
+    np.testing.assert_array_equal(y.to_dense(), kept_y)
