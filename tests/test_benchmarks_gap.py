@@ -100,6 +100,7 @@ def test_command_line(tmp_path, capsys, all_kernels):
 def test_fresh_process_row():
     rows = gap.run_gap(5, ["kron"], ["tc"], sources=1, fresh=True)
     assert rows[0]["fresh process s"] > 0 and rows[0]["check passed"]
+    assert rows[0]["fresh process kernel modules"] >= 0 and rows[0]["fresh process kernel module s"] >= 0
 
 
 def test_generators_urand_and_grid():
