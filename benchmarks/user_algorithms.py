@@ -28,11 +28,18 @@ elsewhere (full, so s always has its entry):
 
 s stays on the device (a 1-entry Vector, GraphBLAS's GrB_Scalar), so the one read per
 iteration is the L1 change.
+
+The captured forms run the same iterations as a :class:`grblas_gpu.Loop` (``@gg.loop``): the
+body recorded once and replayed in batches, the stopping test read once per batch. A
+recording fixes its kernels and sizes, so the captured BFS pulls every level (a push lists
+its frontier, whose size only the device knows) and stops when a level finds nothing; the
+captured PageRank copies r into t instead of swapping names (the recording holds the objects).
 """
 import grblas_gpu as gg
 from grblas_gpu import semirings
 
-__all__ = ["user_bfs", "user_pagerank", "ALPHA", "BETA1", "BETA2"]
+__all__ = ["user_bfs", "user_pagerank", "user_bfs_captured", "user_pagerank_captured", "ALPHA",
+           "BETA1", "BETA2"]
 
 ALPHA, BETA1, BETA2 = 8.0, 8.0, 512.0   # LAGraph's push/pull thresholds
 REPLACE = gg.Descriptor(replace=True)
@@ -118,3 +125,68 @@ def user_pagerank(A, AT, damping=0.85, tol=1e-4, max_iter=100):
         if gg.reduce_scalar(t, semirings.monoid.plus) <= tol:
             break
     return r, it
+
+
+def user_bfs_captured(A, AT, source, every=4, loops=None):
+    """:func:`user_bfs` as a captured loop (``AT``: Aᵀ, A itself when A is symmetric), pulling
+    every level; the frontier's emptiness read once per ``every`` levels. ``loops``: a list
+    the gg.Loop is appended to (whether it was recorded, and why not)."""
+    n = A.nrows
+    pi = gg.Vector.from_coo([source], [source], size=n, dtype=gg.INT64)
+    q = pi.dup()
+    seen = gg.Vector(gg.INT64, 1)
+
+    @gg.loop(carries=(q, pi), reads=(AT,), watch=seen, every=every, fill=-1)
+    def level():
+        # q⟨¬π.S, replace⟩ = Aᵀ any.secondi q
+        gg.mxv(q, AT, q, semirings.any_secondi, mask=~pi.S, desc=REPLACE, direction="pull")
+        # π⟨q.S⟩ = q
+        gg.assign(pi, q, gg.ALL, mask=q.S)
+        # seen = any(q): no entry once the frontier is empty
+        gg.reduce_scalar(q, semirings.monoid.any, out=seen)
+
+    level.run(until=lambda seen: seen[0] < 0, max_iter=n)
+    if loops is not None:
+        loops.append(level)
+    return pi
+
+
+def user_pagerank_captured(A, AT, damping=0.85, tol=1e-4, max_iter=100, loops=None):
+    """:func:`user_pagerank` as a captured loop: (ranks, iterations); ``loops`` as in
+    :func:`user_bfs_captured`."""
+    n = A.nrows
+    d = gg.apply(gg.Vector(gg.FP32, n), out_degree(A, gg.FP32), semirings.binary.div,
+                 right=damping)
+    sink = gg.assign(gg.Vector(gg.FP32, n), 0, gg.ALL)
+    gg.assign(sink, damping / n, gg.ALL, mask=~d.S)
+    r = gg.assign(gg.Vector(gg.FP32, n), 1.0 / n, gg.ALL)
+    t, w, s = gg.Vector(gg.FP32, n), gg.Vector(gg.FP32, n), gg.Vector(gg.FP32, 1)
+    change = gg.Vector(gg.FP32, 1)
+
+    @gg.loop(carries=(r,), reads=(A if AT is None else AT, d, sink), scratch=(t, w, s),
+             watch=change)
+    def iteration():
+        # t = r
+        gg.apply(t, r, semirings.unary.identity)
+        # s = +/(t .* sink)
+        gg.reduce_scalar(gg.ewise_mult(w, t, sink, semirings.binary.times),
+                         semirings.monoid.plus, out=s)
+        # w = t ./ d
+        gg.ewise_mult(w, t, d, semirings.binary.div)
+        # r(:) = (1 - damping) / n + s
+        gg.assign(r, (1 - damping) / n, gg.ALL)
+        gg.apply(r, r, semirings.binary.plus, right=s)
+        if AT is not None:
+            # r += Aᵀ plus.second w
+            gg.mxv(r, AT, w, semirings.plus_second, accum=semirings.binary.plus)
+        else:
+            # r += w plus.first A
+            gg.vxm(r, w, A, semirings.plus_first, accum=semirings.binary.plus)
+        # t = |t - r| ;  change = +/t
+        gg.apply(t, gg.ewise_add(t, t, r, semirings.binary.minus), semirings.unary.abs)
+        gg.reduce_scalar(t, semirings.monoid.plus, out=change)
+
+    its = iteration.run(until=lambda change: change[0] <= tol, max_iter=max_iter)
+    if loops is not None:
+        loops.append(iteration)
+    return r, its

@@ -13,6 +13,7 @@ from .matrix import Matrix
 from .vector import Vector
 from .replay import Replay
 from .mailbox import Mailbox
+from .loop import Loop, loop
 from .operations import *  # noqa: F401,F403  (mxv, vxm, mxm, ewise_*, apply, ...)
 from .operations import __all__ as _operations_all
 from . import sampling
@@ -23,7 +24,7 @@ from .kernel_warmup import WarmupSummary, warmup
 __version__ = "0.1.0"
 
 __all__ = [
-    "backend", "memory", "types", "sampling", "Matrix", "Vector", "Replay", "Mailbox", "Mask", "Descriptor", "Field", "Modifier",
+    "backend", "memory", "types", "sampling", "Matrix", "Vector", "Replay", "Mailbox", "Loop", "loop", "Mask", "Descriptor", "Field", "Modifier",
     "Request", "Method", "GrB_REPLACE", "GrB_COMP", "GrB_STRUCTURE", "GrB_TRAN", "GraphBLASError", "InvalidValue", "DimensionMismatch",
     "IndexOutOfBounds", "DomainMismatch", "NotSupported", "TypeNotSupported", "AllocFailed",
     "NotConverged", "NotInitialized", "InternalError", "EmptyObject", "status_string", "lookup_dtype",

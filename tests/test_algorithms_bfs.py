@@ -247,7 +247,7 @@ def test_the_check_and_the_transpose_are_made_once_and_dropped_with_A(method, mo
                         lambda self, structure: checks.append(self) or real_check(self, structure))
     monkeypatch.setattr(bfs_module, "_transpose",
                         lambda S: transposes.append(S) or real_transpose(S))
-    A = generate.rmat(8, seed=2)
+    A = generate.rmat(8, seed=2).dup()   # (a copy: the generator's graph knows its symmetry)
     n = A.nrows
     for source in (0, 1, 2):
         bfs(A, source, method=method)
@@ -328,8 +328,8 @@ def test_edge_mask_disables_edges(method):
 def test_an_edge_mask_gets_its_own_transpose_each_call(method):
     """A mask that keeps (i, j) but not (j, i) makes a symmetric graph's S directed: without
     the promise each call checks S and builds its Sᵀ, so pull follows the kept edges only;
-    nothing is kept with A."""
-    A = generate.rmat(9, seed=8)
+    nothing is kept with A (a copy of a generated graph: the generator's knows its symmetry)."""
+    A = generate.rmat(9, seed=8).dup()
     rows, cols, _ = A.to_coo()
     mask = (rows < cols) | (rows % 4 == 0)             # one-way for most pairs
     S = sp.csr_matrix((np.ones(mask.sum()), (rows[mask], cols[mask])), shape=A.shape)

@@ -216,6 +216,10 @@ CALLS = {
     "Replay": lambda o: (gg.Replay, [lambda: None], dict(carries=(o.w,), reads=(o.A, o.u),
                                                           scratch=())),
     "Mailbox": lambda o: (gg.Mailbox, [o.u], {}),
+    "Loop": lambda o: (gg.Loop, [lambda: None], dict(carries=(o.w,), reads=(o.A,), scratch=(),
+                                                      watch=o.u, every=2, fill=0)),
+    "loop": lambda o: (gg.loop, [], dict(carries=(o.w,), reads=(o.A,), scratch=(), watch=o.u,
+                                         every=2, fill=0)),
     # ---- Matrix methods
     "Matrix.apply": lambda o: (o.A.apply, ["times", 2.0], dict(left=None, thunk=None, mask=None,
                                                                 accum=None, desc=None, out=None)),

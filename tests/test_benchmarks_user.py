@@ -136,13 +136,15 @@ def test_user_pagerank_stops_at_max_iter():
 
 def test_user_bfs_case_tiny():
     rows = cases_user.user_bfs_case(scale=6, sources=4)
-    user, built = rows[0], rows[1]
+    user, captured, built = rows[0], rows[1], rows[2]
     assert user["method"].startswith("user-written") and user["check passed"] is True
     assert user["user trees valid (Graph500)"] and user["built-in trees valid (Graph500)"]
-    for r in (user, built):
+    assert user["captured trees valid (Graph500)"]
+    assert "captured" in captured["method"] and captured["recorded"] is backend.is_gpu
+    for r in (user, captured, built):
         assert r["sources"] == 4 and r["GTEPS (harmonic mean)"] > 0
     assert user["vs built-in"] > 0 and user["first call s"] > 0
-    ss = rows[2]
+    ss = rows[3]
     if "skipped" not in ss:
         assert ss["check passed"] is True and user["vs SuiteSparse"] > 0
 
@@ -151,9 +153,13 @@ def test_user_pagerank_case_tiny():
     rows = cases_user.user_pagerank_case(scale=6, reps=1)
     user = rows[0]
     assert user["check passed"] is True and user["iterations"] >= 1
-    assert [r["method"] for r in rows[1:]] == ["grblas_gpu pagerank (built-in)",
+    assert [r["method"] for r in rows[1:]] == ["user-written PageRank, captured (gg.loop)",
+                                               "grblas_gpu pagerank (built-in)",
                                                f"{cases_gap._sparse()[1]} power loop"]
     assert user["L1 diff vs built-in"] < 1e-3
+    captured = rows[1]
+    assert captured["check passed"] is True and captured["iterations"] == user["iterations"]
+    assert captured["recorded"] is backend.is_gpu
 
 
 def test_checks_catch_a_wrong_tree(monkeypatch):
