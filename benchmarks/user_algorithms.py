@@ -29,17 +29,20 @@ elsewhere (full, so s always has its entry):
 s stays on the device (a 1-entry Vector, GraphBLAS's GrB_Scalar), so the one read per
 iteration is the L1 change.
 
-The captured forms run the same iterations as a :class:`grblas_gpu.Loop` (``@gg.loop``): the
-body recorded once and replayed in batches, the stopping test read once per batch. A
-recording fixes its kernels and sizes, so the captured BFS pulls every level (a push lists
-its frontier, whose size only the device knows) and stops when a level finds nothing; the
-captured PageRank copies r into t instead of swapping names (the recording holds the objects).
+The captured forms run the same iterations as a :class:`grblas_gpu.Loop` (``@gg.loop``) over
+objects made once per graph: the body recorded once and replayed in batches, the stopping
+test read once per batch, every later search or ranking replaying the same recording. A
+recording fixes its kernels and sizes, so their vectors stay full or dense: the captured BFS
+pulls every level (a push lists its frontier, whose size only the device knows) and stops
+when a level finds nothing; the captured PageRank keeps d full (+inf where a vertex has no
+out-edge, so t ./ d is 0 there instead of missing) and copies r into t instead of swapping
+names (the recording holds the objects).
 """
 import grblas_gpu as gg
 from grblas_gpu import semirings
 
-__all__ = ["user_bfs", "user_pagerank", "user_bfs_captured", "user_pagerank_captured", "ALPHA",
-           "BETA1", "BETA2"]
+__all__ = ["user_bfs", "user_pagerank", "captured_bfs", "captured_pagerank", "ALPHA", "BETA1",
+           "BETA2"]
 
 ALPHA, BETA1, BETA2 = 8.0, 8.0, 512.0   # LAGraph's push/pull thresholds
 REPLACE = gg.Descriptor(replace=True)
@@ -127,13 +130,14 @@ def user_pagerank(A, AT, damping=0.85, tol=1e-4, max_iter=100):
     return r, it
 
 
-def user_bfs_captured(A, AT, source, every=4, loops=None):
-    """:func:`user_bfs` as a captured loop (``AT``: Aᵀ, A itself when A is symmetric), pulling
-    every level; the frontier's emptiness read once per ``every`` levels. ``loops``: a list
-    the gg.Loop is appended to (whether it was recorded, and why not)."""
+def captured_bfs(A, AT, every=4):
+    """:func:`user_bfs` as a captured loop over objects made once: returns ``search(source)``,
+    which gives the parents (a new Vector) and replays the recording made by the first
+    searches. ``AT``: Aᵀ (A itself when A is symmetric); every level pulls; the frontier's
+    emptiness is read once per ``every`` levels. ``search.loop``: the gg.Loop (whether it
+    was recorded, and why not)."""
     n = A.nrows
-    pi = gg.Vector.from_coo([source], [source], size=n, dtype=gg.INT64)
-    q = pi.dup()
+    pi, q = gg.Vector(gg.INT64, n), gg.Vector(gg.INT64, n)
     seen = gg.Vector(gg.INT64, 1)
 
     @gg.loop(carries=(q, pi), reads=(AT,), watch=seen, every=every, fill=-1)
@@ -145,23 +149,30 @@ def user_bfs_captured(A, AT, source, every=4, loops=None):
         # seen = any(q): no entry once the frontier is empty
         gg.reduce_scalar(q, semirings.monoid.any, out=seen)
 
-    level.run(until=lambda seen: seen[0] < 0, max_iter=n)
-    if loops is not None:
-        loops.append(level)
-    return pi
+    def search(source):
+        # π = q = {source: source}
+        start = gg.Vector.from_coo([source], [source], size=n, dtype=gg.INT64)
+        gg.assign(pi, start, gg.ALL)
+        gg.assign(q, start, gg.ALL)
+        level.run(until=lambda seen: seen[0] < 0, max_iter=n)
+        return pi.dup()
+
+    search.loop = level
+    return search
 
 
-def user_pagerank_captured(A, AT, damping=0.85, tol=1e-4, max_iter=100, loops=None):
-    """:func:`user_pagerank` as a captured loop: (ranks, iterations); ``loops`` as in
-    :func:`user_bfs_captured`."""
+def captured_pagerank(A, AT, damping=0.85, tol=1e-4, max_iter=100):
+    """:func:`user_pagerank` as a captured loop over objects made once: returns ``rank()``,
+    which gives (ranks as a new FP32 Vector, iterations); ``rank.loop`` the gg.Loop."""
     n = A.nrows
-    d = gg.apply(gg.Vector(gg.FP32, n), out_degree(A, gg.FP32), semirings.binary.div,
-                 right=damping)
+    deg = out_degree(A, gg.FP32)
+    # d(:) = inf ;  d⟨deg.S⟩ = deg / damping ;  sink(:) = 0 ;  sink⟨¬deg.S⟩ = damping / n
+    d = gg.assign(gg.Vector(gg.FP32, n), float("inf"), gg.ALL)
+    gg.apply(d, deg, semirings.binary.div, right=damping, mask=deg.S)
     sink = gg.assign(gg.Vector(gg.FP32, n), 0, gg.ALL)
-    gg.assign(sink, damping / n, gg.ALL, mask=~d.S)
-    r = gg.assign(gg.Vector(gg.FP32, n), 1.0 / n, gg.ALL)
-    t, w, s = gg.Vector(gg.FP32, n), gg.Vector(gg.FP32, n), gg.Vector(gg.FP32, 1)
-    change = gg.Vector(gg.FP32, 1)
+    gg.assign(sink, damping / n, gg.ALL, mask=~deg.S)
+    r, t, w = (gg.Vector(gg.FP32, n) for _ in range(3))
+    s, change = gg.Vector(gg.FP32, 1), gg.Vector(gg.FP32, 1)
 
     @gg.loop(carries=(r,), reads=(A if AT is None else AT, d, sink), scratch=(t, w, s),
              watch=change)
@@ -186,7 +197,11 @@ def user_pagerank_captured(A, AT, damping=0.85, tol=1e-4, max_iter=100, loops=No
         gg.apply(t, gg.ewise_add(t, t, r, semirings.binary.minus), semirings.unary.abs)
         gg.reduce_scalar(t, semirings.monoid.plus, out=change)
 
-    its = iteration.run(until=lambda change: change[0] <= tol, max_iter=max_iter)
-    if loops is not None:
-        loops.append(iteration)
-    return r, its
+    def rank():
+        # r(:) = 1 / n
+        gg.assign(r, 1.0 / n, gg.ALL)
+        its = iteration.run(until=lambda change: change[0] <= tol, max_iter=max_iter)
+        return r.dup(), its
+
+    rank.loop = iteration
+    return rank

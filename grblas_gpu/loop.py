@@ -28,7 +28,12 @@ iterations as plain calls. ``run`` returns the iterations run.
 The body follows the Replay contract (grblas_gpu.replay): the same calls on the same objects
 every time, no read from the device (no Python scalar from reduce_scalar, no nvals of an
 uncounted result), every object it changes and later reads declared; ``watch`` is declared
-scratch unless the caller declared it. A body a recording cannot hold (a call that reads a
+scratch unless the caller declared it. Sizes must not depend on the data: a call whose
+result is compacted (a sparse result of a full operand and a sparse one, a push over a
+listed frontier) reads its count from the device. Keep such vectors full (a fill value: +inf
+for a missing degree, so t ./ d is 0 there) or pull into a dense result, as the captured BFS
+and PageRank of ``grblas_gpu.benchmarks.user_algorithms`` do. Objects made once and a Loop
+kept across calls (a search per source) record once; a Loop made per call records each call. A body a recording cannot hold (a call that reads a
 size from the device, such as a push whose frontier is listed) runs plainly, batch by batch,
 with the same results: ``why_not_recorded`` says why. On the NumPy backend the body always
 runs plainly, with the same batches and tests.

@@ -61,6 +61,7 @@ where fn runs products, replay it from the thread that recorded it (the recordin
 that thread's spmv scratch: grblas_gpu.kernels.common.per_thread).
 """
 import threading
+import weakref
 
 from . import backend
 from .errors import InvalidValue
@@ -70,10 +71,18 @@ from .vector import Vector
 __all__ = ["Replay"]
 
 # (memory pool, capture stream) pairs of recordings that are gone, for new recordings: a
-# pool's free blocks are kept per stream, so the two go together (list appends and pops are
-# atomic: __del__ may run in any thread)
+# pool's free blocks are kept per stream, so the two go together. A pair in use is held by
+# the weakref.finalize that spares it when its Replay goes (never only by the Replay: a
+# Replay in a reference cycle is collected with everything only it reaches, and CuPy's
+# finalizers would destroy the stream and free the pool before the pair could be spared).
+# List appends and pops are atomic; the finalizer may run in any thread.
 _spare_pools = []
 _SPARE_POOLS = 8
+
+
+def _spare(pair):
+    if len(_spare_pools) < _SPARE_POOLS:
+        _spare_pools.append(pair)
 
 
 def content(obj):
@@ -177,8 +186,9 @@ class Replay:
                 obj._restore(obj._with_arrays(state, [None if a is None else a.copy()
                                                       for a in obj._arrays(state)]))
         start = [(obj, _form(obj), content(obj)) for obj in self.carries + self.reads]
-        pool, stream = _spare_pools.pop() if _spare_pools else (
+        pair = _spare_pools.pop() if _spare_pools else (
             cp.cuda.MemoryPool(), cp.cuda.Stream(non_blocking=True))
+        pool, stream = pair
         graph, failure, copies = None, None, []
         stream.wait_event(cp.cuda.get_current_stream().record())
         with stream, cp.cuda.using_allocator(pool.malloc):
@@ -195,7 +205,7 @@ class Replay:
                     graph = stream.end_capture()
                 except Exception as e:
                     failure = failure or e
-        if failure is not None:
+        if failure is not None:   # (the pair is not spared: its stream ended a failed capture)
             for obj, state in before:
                 obj._restore(state)
             self.why_not_recorded = f"{type(failure).__name__}: {failure}"
@@ -216,18 +226,11 @@ class Replay:
                                                  for a, e in zip(starts[id(obj)], ends)])
             self._after.append((obj, state))
         self._start = start
-        self._graph, self._kept = graph, ((pool, stream), start, [new for _, new in copies])
+        self._graph, self._kept = graph, (pool, start, [new for _, new in copies])
+        weakref.finalize(self, _spare, pair).atexit = False
         self.copies = len(copies)
         graph.launch(cp.cuda.get_current_stream())
         self._put_back()
-
-    def __del__(self):
-        # the recording first (its graph goes), then its pool and stream are spared for the
-        # next recording: blocks arrays still hold stay theirs, the free ones are reused
-        # (a pool discarded instead frees its memory, and each cudaFree waits for the device)
-        kept, self._kept, self._graph = getattr(self, "_kept", None), None, None
-        if kept is not None and _spare_pools is not None and len(_spare_pools) < _SPARE_POOLS:
-            _spare_pools.append(kept[0])
 
     def _copy_back_plan(self, start):
         """(start array, end array) pairs for the carried objects fn left in other arrays
