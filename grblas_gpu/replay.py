@@ -31,7 +31,9 @@ changes cannot be detected (no container reports its changes): after a replay it
 what the recording left, stale. ``Replay(fn)`` with nothing declared suits a fn of raw
 kernel launches on arrays it keeps (a BFS's level batches).
 
-How it holds. Declared Vectors are given fixed storage (``Vector._fix``: a dense
+How it holds. Declared Vectors of unknown count are counted before the recording (a
+read each, once: a call inside fn that needs a count would read the device). Declared
+Vectors are given fixed storage (``Vector._fix``: a dense
 (values, bitmap) pair they alone hold, kept across Replays, so two recordings declaring a
 Vector share it) and held in dense form; operations writing a dense result into such a
 Vector write into its fixed storage (in place where it holds it), so a carried Vector
@@ -177,6 +179,9 @@ class Replay:
     def _record(self):
         cp = backend.xp
         every = self.carries + self.reads + self.scratch
+        for obj in every:   # counted here, once: inside fn a count is a read from the device
+            if isinstance(obj, Vector) and obj._nvals is None:
+                obj.nvals
         before = [(obj, obj._snapshot()) for obj in every]  # (put back if recording fails)
         for obj in every:
             if isinstance(obj, Vector):
