@@ -145,8 +145,12 @@ def _compute(A, mode, typed, s, t_type, share, into=None):
     iso = A._iso if _values_of(A) is None else None
     if mode == "unary" and typed.op.name in CONSTANT_UNARY:   # f(x) ignores x: iso
         iso = xp.zeros((), dtype=A.dtype.np_type)
-    if iso is not None and not reads_index:  # f(iso) is the same everywhere: still iso
+    if iso is not None and not reads_index:  # f(iso) is the same everywhere
         z = _evaluate(mode, typed, s, xp.asarray(iso), None, None, 1)
+        if isinstance(s, xp.ndarray):
+            # the bound scalar is a Vector's value on the device: T holds f(iso, s) at every
+            # entry instead of as an iso value, so nothing is read back (a Replay records it)
+            return _like(A, out, xp.repeat(z.reshape(1), A.nvals), None)
         return _like(A, out, None, backend.to_host(z)[0])
     x = _values_of(A) if iso is None else xp.asarray(iso)  # (positional ops ignore x)
     z = entries_kernel(A, x, mode, typed, s, t_type)
