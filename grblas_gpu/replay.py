@@ -31,8 +31,9 @@ changes cannot be detected (no container reports its changes): after a replay it
 what the recording left, stale. ``Replay(fn)`` with nothing declared suits a fn of raw
 kernel launches on arrays it keeps (a BFS's level batches).
 
-How it holds. Declared Vectors of unknown count are counted before the recording (a
-read each, once: a call inside fn that needs a count would read the device). Declared
+How it holds. Declared Vectors of unknown count are counted before the first call and the
+recording (a read each: a call inside fn that needs a count would read the device, and a
+known count can change the path a call takes, so both calls see the same). Declared
 Vectors are given fixed storage (``Vector._fix``: a dense
 (values, bitmap) pair they alone hold, kept across Replays, so two recordings declaring a
 Vector share it) and held in dense form; operations writing a dense result into such a
@@ -172,16 +173,23 @@ class Replay:
             self._put_back()
             self._recount(counts)
         elif self.why_not_recorded is not None or self.calls == 1:
+            if self.calls == 1:   # (the call the recording repeats sees the same counts)
+                self._count_declared()
             self.fn()
         else:
             self._record()
 
+    def _count_declared(self):
+        """Declared Vectors of unknown count counted (a read each): inside fn a count is a
+        read from the device, and a known count can change the path a call takes."""
+        for obj in self.carries + self.reads + self.scratch:
+            if isinstance(obj, Vector) and obj._nvals is None:
+                obj.nvals
+
     def _record(self):
         cp = backend.xp
         every = self.carries + self.reads + self.scratch
-        for obj in every:   # counted here, once: inside fn a count is a read from the device
-            if isinstance(obj, Vector) and obj._nvals is None:
-                obj.nvals
+        self._count_declared()
         before = [(obj, obj._snapshot()) for obj in every]  # (put back if recording fails)
         for obj in every:
             if isinstance(obj, Vector):
