@@ -109,25 +109,32 @@ def user_pagerank(A, AT, damping=0.85, tol=1e-4, max_iter=100):
     t, w, s = gg.Vector(gg.FP32, n), gg.Vector(gg.FP32, n), gg.Vector(gg.FP32, 1)
     for it in range(1, max_iter + 1):
         r, t = t, r                                                   # t: the last ranks
-        # s = +/(t .* sink)
-        gg.reduce_scalar(gg.ewise_mult(w, t, sink, semirings.binary.times),
-                         semirings.monoid.plus, out=s)
-        # w = t ./ d
-        gg.ewise_mult(w, t, d, semirings.binary.div)
-        # r(:) = (1 - damping) / n + s
-        gg.assign(r, (1 - damping) / n, gg.ALL)
-        gg.apply(r, r, semirings.binary.plus, right=s)
-        if AT is not None:
-            # r += Aᵀ plus.second w
-            gg.mxv(r, AT, w, semirings.plus_second, accum=semirings.binary.plus)
-        else:
-            # r += w plus.first A
-            gg.vxm(r, w, A, semirings.plus_first, accum=semirings.binary.plus)
-        # t = |t - r| ;  change = +/t
-        gg.apply(t, gg.ewise_add(t, t, r, semirings.binary.minus), semirings.unary.abs)
+        _power_step(A, AT, damping, r, t, w, s, d, sink)
+        # change = +/t
         if gg.reduce_scalar(t, semirings.monoid.plus) <= tol:
             break
     return r, it
+
+
+def _power_step(A, AT, damping, r, t, w, s, d, sink):
+    """r from t (the last ranks), then t = |t - r|: one iteration of LAGraph's PageRank."""
+    n = A.nrows
+    # s = +/(t .* sink)
+    gg.reduce_scalar(gg.ewise_mult(w, t, sink, semirings.binary.times),
+                     semirings.monoid.plus, out=s)
+    # w = t ./ d
+    gg.ewise_mult(w, t, d, semirings.binary.div)
+    # r(:) = (1 - damping) / n + s
+    gg.assign(r, (1 - damping) / n, gg.ALL)
+    gg.apply(r, r, semirings.binary.plus, right=s)
+    if AT is not None:
+        # r += Aᵀ plus.second w
+        gg.mxv(r, AT, w, semirings.plus_second, accum=semirings.binary.plus)
+    else:
+        # r += w plus.first A
+        gg.vxm(r, w, A, semirings.plus_first, accum=semirings.binary.plus)
+    # t = |t - r|
+    gg.apply(t, gg.ewise_add(t, t, r, semirings.binary.minus), semirings.unary.abs)
 
 
 def captured_bfs(A, AT, every=4):
@@ -179,22 +186,8 @@ def captured_pagerank(A, AT, damping=0.85, tol=1e-4, max_iter=100):
     def iteration():
         # t = r
         gg.apply(t, r, semirings.unary.identity)
-        # s = +/(t .* sink)
-        gg.reduce_scalar(gg.ewise_mult(w, t, sink, semirings.binary.times),
-                         semirings.monoid.plus, out=s)
-        # w = t ./ d
-        gg.ewise_mult(w, t, d, semirings.binary.div)
-        # r(:) = (1 - damping) / n + s
-        gg.assign(r, (1 - damping) / n, gg.ALL)
-        gg.apply(r, r, semirings.binary.plus, right=s)
-        if AT is not None:
-            # r += Aᵀ plus.second w
-            gg.mxv(r, AT, w, semirings.plus_second, accum=semirings.binary.plus)
-        else:
-            # r += w plus.first A
-            gg.vxm(r, w, A, semirings.plus_first, accum=semirings.binary.plus)
-        # t = |t - r| ;  change = +/t
-        gg.apply(t, gg.ewise_add(t, t, r, semirings.binary.minus), semirings.unary.abs)
+        _power_step(A, AT, damping, r, t, w, s, d, sink)
+        # change = +/t     (on the device: the Loop reads it once per batch)
         gg.reduce_scalar(t, semirings.monoid.plus, out=change)
 
     def rank():
