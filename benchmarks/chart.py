@@ -3,8 +3,8 @@
 
 One group of bars per case (its name, and the graph, kernel, semiring and scale where the
 row has them), one bar per method in the group, so grblas_gpu and its peers (SuiteSparse,
-cuSPARSE, the vendor loops) stand side by side; the height is the median seconds, on a log
-axis when the times span more than 100x. Rows without a time (skipped peers) are left out.
+cuSPARSE, the vendor loops) stand side by side; the height is the median time, in s, ms or
+µs as the largest time reads best, on a log axis when the times span more than 100x. Rows without a time (skipped peers) are left out.
 Drawn with matplotlib's Figure and Agg canvas (pyplot is never touched); the file's suffix
 picks the format (.png, .svg, .pdf).
 """
@@ -54,20 +54,29 @@ def draw(rows, path):
     else:
         width = 0.8 / len(methods)
         cmap = matplotlib.colormaps["tab10"]
+        unit, scale = _unit(max(seconds.values()))
         for m, method in enumerate(methods):
             xs = [i + (m - (len(methods) - 1) / 2) * width for i, lab in enumerate(labels)
                   if (lab, method) in seconds]
-            ys = [seconds[lab, method] for lab in labels if (lab, method) in seconds]
+            ys = [seconds[lab, method] * scale for lab in labels if (lab, method) in seconds]
             ax.bar(xs, ys, width, label=method, color=cmap(m % 10))
         times = list(seconds.values())
         if max(times) > 100 * min(times):
             ax.set_yscale("log")
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels(labels, rotation=30, ha="right", fontsize=8)
-        ax.set_ylabel("seconds (median)")
+        ax.set_ylabel(f"{unit} (median)")
         ax.legend(fontsize=7, frameon=False)
         ax.grid(True, axis="y", linewidth=0.4, alpha=0.6)
         ax.set_title("benchmarks: time per case", fontsize=10)
     fig.tight_layout()
     fig.savefig(path)
     return ax
+
+
+def _unit(largest):
+    """(unit name, factor from seconds) that shows ``largest`` seconds as 1 to 999."""
+    for unit, scale in (("s", 1.0), ("ms", 1e3), ("µs", 1e6)):
+        if largest * scale >= 1:
+            return unit, scale
+    return "µs", 1e6

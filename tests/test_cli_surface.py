@@ -267,6 +267,19 @@ def test_bench_chart_groups_peers_side_by_side():
                        ("mxv_pull scale 10", "SuiteSparse"): 0.001}
 
 
+@pytest.mark.parametrize("largest, unit, height", [(2.5, "s", 2.5), (0.002, "ms", 2.0),
+                                                    (6.7e-5, "µs", 67.0)])
+def test_bench_chart_reads_in_the_unit_that_suits(tmp_path, largest, unit, height):
+    if not _has_matplotlib():
+        pytest.skip("matplotlib not installed")
+    from grblas_gpu.benchmarks.chart import draw
+
+    rows = [dict(ROWS[0], seconds=largest), dict(ROWS[1], seconds=largest / 2)]
+    ax = draw(rows, tmp_path / "c.png")
+    assert ax.get_ylabel() == f"{unit} (median)"
+    assert max(p.get_height() for p in ax.patches) == pytest.approx(height)
+
+
 def test_bench_from_json_prints_and_plots(capsys, tmp_path):
     rows = tmp_path / "rows.json"
     rows.write_text(json.dumps(ROWS))
