@@ -327,3 +327,33 @@ def test_replays_in_threads_equal_plain_steps():
     for per_thread in in_threads(work, runs=2):
         for got, expect in per_thread:
             np.testing.assert_allclose(got, expect, rtol=1e-12)
+
+
+def test_loops_in_threads_equal_plain_loops():
+    """Each thread its own gg.Loop over a shared matrix (a run holds Replay.lock throughout,
+    so runs take turns): the iterations and values each gets are what a plain loop gives."""
+    n = 64
+    A = gg.Matrix.from_coo(np.arange(n), (np.arange(n) + 1) % n, 0.5, nrows=n, ncols=n)
+
+    def work(t, r, _):
+        x, y = gg.Vector.from_dense(np.ones(n) * (t + 1)), gg.Vector(gg.FP64, n)
+        c = gg.Vector(gg.FP64, 1)
+        px = x.dup()
+
+        @gg.loop(carries=(x,), reads=(A,), scratch=(y,), watch=c, every=3)
+        def halve():
+            gg.mxv(y, A, x, "plus_times")          # y = x / 2, shifted
+            gg.apply(x, y, "identity")
+            gg.reduce_scalar(x, "max", out=c)
+
+        its = halve.run(until=lambda c: c[0] < 1e-3 * (t + 1))
+        plain = 0
+        while plain < its:
+            px = gg.mxv(gg.Vector(gg.FP64, n), A, px, "plus_times")
+            plain += 1
+        return its, host(x.to_dense()), host(px.to_dense())
+
+    for per_thread in in_threads(work, runs=2):
+        for its, got, expect in per_thread:
+            assert its == 12     # 2^-10 < 1e-3 first at 10 halvings: batches of 3 make 12
+            np.testing.assert_allclose(got, expect, rtol=1e-12)
