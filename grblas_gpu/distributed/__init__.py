@@ -1,0 +1,29 @@
+"""grblas_gpu.distributed: Matrix and Vector split over the workers of a Dask cluster.
+
+    from grblas_gpu import distributed as dist
+
+    client = dist.connect(n_workers=3)            # or dist.connect(existing_client)
+    A = dist.DistMatrix.from_matrix(M, client)    # row blocks balanced by entries
+    u = dist.DistVector.from_vector(v, A)         # split as A's rows
+    w = dist.DistVector.empty(A, "FP64")
+    dist.mxv(w, A, u, "plus_times", mask=..., accum=..., desc=...)   # gg.mxv's signature
+    w.gather()                                    # a local Vector
+
+The model (cuGraph's multi-GPU layer): Dask places the blocks (each an ordinary
+grblas_gpu object's CSR or COO arrays, living on one worker) and starts the work, one task
+per worker (SPMD, a rank each); inside a task the ranks exchange data through collectives
+(:mod:`grblas_gpu.distributed.comm`), not through one scheduler round trip per operation.
+A Matrix is split into row blocks holding about equal entries (1-D; a row is never split,
+a block may be empty); a Vector that goes with it is split at the same rows.
+
+What is distributed so far: building from a local Matrix or Vector and gathering back, and
+mxv (w⟨mask⟩ = accum(w, A ⊕.⊗ u): u all-gathered, each rank's rows computed and written
+back where they live, so masks, accumulators and replace act as in gg.mxv). Collectives run
+on CPU workers through Dask queues; NCCL between GPUs, vxm, the element-wise operations,
+reductions and the algorithms are not written yet.
+"""
+from .cluster import connect
+from .objects import DistMatrix, DistVector
+from .ops import mxv
+
+__all__ = ["connect", "DistMatrix", "DistVector", "mxv"]

@@ -1,0 +1,74 @@
+"""Collectives between the ranks of one SPMD run (one task per worker).
+
+A communicator has ``rank``, ``size`` and ``allgather(arrays)``: every rank gives a tuple of
+arrays and receives every rank's tuple, in rank order. ``QueueComm`` carries the arrays
+through Dask queues (one per rank, named by the run), for CPU workers: each message goes
+through the scheduler, once per collective, not per operation. A rank that waits longer
+than ``timeout`` seconds for the others (a worker died) raises InvalidValue naming the run,
+the rank and the collective, instead of hanging.
+"""
+import numpy as np
+
+from ..errors import InvalidValue
+
+__all__ = ["QueueComm", "TIMEOUT"]
+
+TIMEOUT = 120.0
+
+
+def _pack(arrays):
+    """Arrays as msgpack-encodable (dtype, shape, bytes) triples (what a Dask queue holds)."""
+    return [(a.dtype.str, list(a.shape), a.tobytes()) for a in (np.asarray(x) for x in arrays)]
+
+
+def _unpack(packed):
+    return tuple(np.frombuffer(b, dtype=np.dtype(t)).reshape(shape).copy()
+                 for t, shape, b in packed)
+
+
+class QueueComm:
+    """Collectives over Dask queues (see the module docstring)."""
+
+    def __init__(self, run, rank, size, timeout=TIMEOUT):
+        self.run, self.rank, self.size, self.timeout = run, rank, size, timeout
+        self._round = 0
+        self._early = {}    # (round, rank) -> arrays that came before their round
+
+    def _queue(self, rank):
+        from distributed import Queue
+
+        return Queue(f"grblas_gpu-{self.run}-{rank}")
+
+    def allgather(self, arrays):
+        """Every rank's tuple of host arrays, in rank order (this rank's own included)."""
+        self._round += 1
+        mine = tuple(np.asarray(a) for a in arrays)
+        for r in range(self.size):
+            if r != self.rank:
+                self._queue(r).put([self._round, self.rank, _pack(mine)])
+        out = [None] * self.size
+        out[self.rank] = mine
+        for r in range(self.size):
+            if out[r] is None and (self._round, r) in self._early:
+                out[r] = self._early.pop((self._round, r))
+        queue = self._queue(self.rank)
+        while any(x is None for x in out):
+            try:
+                rnd, src, packed = queue.get(timeout=self.timeout)
+            except TimeoutError:
+                missing = [r for r, x in enumerate(out) if x is None]
+                raise InvalidValue(f"distributed: rank {self.rank} of run {self.run} waited "
+                                   f"{self.timeout:g} s in allgather for ranks {missing} "
+                                   "(a worker died or stopped)") from None
+            if rnd == self._round:
+                out[src] = _unpack(packed)
+            else:   # a rank already one collective ahead
+                self._early[rnd, src] = _unpack(packed)
+        return out
+
+    def close(self):
+        """Drop this rank's queue (the run is over)."""
+        try:
+            self._queue(self.rank).close()
+        except Exception:   # noqa: BLE001  (best effort: the scheduler may be gone)
+            pass

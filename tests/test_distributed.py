@@ -1,0 +1,128 @@
+"""grblas_gpu.distributed on a local cluster of 3 CPU worker processes: every distributed
+result equals the single-process one (partition counts 1, 2 and 3, uneven and empty blocks,
+rows whose entries span the whole column range)."""
+import numpy as np
+import pytest
+
+import grblas_gpu as gg
+from grblas_gpu import semirings
+
+pytest.importorskip("distributed")
+from grblas_gpu import distributed as dist  # noqa: E402
+from grblas_gpu.distributed.comm import QueueComm  # noqa: E402
+from grblas_gpu.distributed.partition import row_blocks  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    c = dist.connect(n_workers=3)
+    yield c
+    cluster = c.cluster
+    c.close()
+    cluster.close()
+
+
+def _random(seed, m=40, n=40, k=160, dtype="FP64"):
+    rng = np.random.default_rng(seed)
+    return gg.Matrix.from_coo(rng.integers(0, m, k), rng.integers(0, n, k),
+                              rng.integers(1, 9, k).astype(float), nrows=m, ncols=n,
+                              dtype=dtype, dup_op="first")
+
+
+def _skewed():
+    """Every entry in the first 3 rows (the later blocks are empty) and one full row."""
+    rows = np.concatenate([np.zeros(30, int), np.ones(5, int), np.full(5, 2)])
+    cols = np.concatenate([np.arange(30), np.arange(5), np.arange(5) + 7])
+    return gg.Matrix.from_coo(rows, cols, 1.0, nrows=30, ncols=30)
+
+
+# ------------------------------------------------------------------------------ partition
+def test_row_blocks_balance_entries_and_keep_rows_whole():
+    indptr = np.array([0, 10, 11, 12, 13, 14, 24])          # two heavy rows
+    b = row_blocks(indptr, 2)
+    assert b[0] == 0 and b[-1] == 6 and list(b) == sorted(b)
+    assert abs((indptr[b[1]] - 0) - (24 - indptr[b[1]])) <= 10
+    assert list(row_blocks([0, 0, 0, 0, 0], 2)) == [0, 2, 4]     # no entries: by rows
+    assert list(row_blocks([0, 9], 3)) == [0, 1, 1, 1]          # one row: the rest empty
+    assert list(row_blocks([0, 1, 2, 3], 1)) == [0, 3]
+
+
+# ------------------------------------------------------------------------------ objects
+@pytest.mark.parametrize("nparts", [1, 2, 3])
+def test_matrices_and_vectors_go_out_and_come_back(client, nparts):
+    for A in (_random(1), _skewed(), gg.Matrix(gg.INT32, 7, 5)):
+        D = dist.DistMatrix.from_matrix(A, client, nparts)
+        assert D.nparts == nparts and D.gather().isequal(A) and D.gather().dtype == A.dtype
+        v = gg.Vector.from_coo([0, 3, A.nrows - 1], [1, 2, 3], size=A.nrows, dtype="INT64")
+        dv = dist.DistVector.from_vector(v, D)
+        assert dv.gather().isequal(v) and dv.gather().dtype == gg.INT64
+
+
+# ------------------------------------------------------------------------------ mxv
+CASES = [("plus_times", None, None, False), ("min_plus", "~S", None, False),
+         ("plus_times", "V", "plus", False), ("max_times", "S", None, True),
+         ("any_secondi", "~S", None, True)]
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 3])
+@pytest.mark.parametrize("semiring, mask_kind, accum, replace", CASES)
+def test_mxv_equals_the_local_product(client, nparts, semiring, mask_kind, accum, replace):
+    for seed, A in ((2, _random(2)), (3, _skewed())):
+        rng = np.random.default_rng(seed)
+        n = A.nrows
+        u = gg.Vector.from_coo(np.sort(rng.choice(A.ncols, A.ncols // 2, replace=False)),
+                               rng.integers(1, 5, A.ncols // 2).astype(float), size=A.ncols)
+        w0 = gg.Vector.from_coo(np.arange(0, n, 3), np.arange(0, n, 3) * 1.0, size=n,
+                                dtype="INT64" if semiring == "any_secondi" else "FP64")
+        m = gg.Vector.from_coo(np.arange(0, n, 2), np.arange(0, n, 2) % 3, size=n)
+        mask = {None: None, "S": m.S, "~S": ~m.S, "V": m.V}[mask_kind]
+        desc = gg.Descriptor(replace=True) if replace else None
+        expect = gg.mxv(w0.dup(), A, u, getattr(semirings, semiring), mask=mask,
+                        accum=accum, desc=desc)
+        D = dist.DistMatrix.from_matrix(A, client, nparts)
+        w = dist.DistVector.from_vector(w0, D)
+        dm = dist.DistVector.from_vector(m, D)
+        dmask = {None: None, "S": dm.S, "~S": ~dm.S, "V": dm.V}[mask_kind]
+        got = dist.mxv(w, D, dist.DistVector.from_vector(u, D), getattr(semirings, semiring),
+                       mask=dmask, accum=accum, desc=desc)
+        assert got is w and w.gather().isequal(expect), (seed, semiring, mask_kind)
+
+
+@pytest.mark.parametrize("name", ["west0067.mtx", "karate.mtx", "ldbc-directed-example.mtx"])
+def test_mxv_on_lagraph_graphs(client, name):
+    from conftest import lagraph_file
+
+    A = gg.io.read_mm(lagraph_file(name))
+    D = dist.DistMatrix.from_matrix(A, client)
+    x = gg.Vector.from_dense(np.arange(A.ncols, dtype=float))
+    w = dist.mxv(dist.DistVector.empty(D, "FP64"), D, dist.DistVector.from_vector(x, D),
+                 "plus_times")
+    expect = gg.mxv(gg.Vector("FP64", A.nrows), A, x, "plus_times")
+    assert w.gather().isequal(expect, tolerance=1e-12)   # (sums in another order)
+
+
+def test_bad_arguments(client):
+    A = _random(4)
+    D = dist.DistMatrix.from_matrix(A, client, 2)
+    u = dist.DistVector.from_vector(gg.Vector("FP64", 40), D)
+    w = dist.DistVector.empty(D, "FP64")
+    with pytest.raises(gg.InvalidValue):
+        dist.mxv(w, A, u)                                     # a local A
+    with pytest.raises(gg.NotSupported):
+        dist.mxv(w, D, u, desc=gg.Descriptor(transpose_first=True))
+    other = dist.DistMatrix.from_matrix(_random(5, m=41), client, 2)
+    with pytest.raises(gg.DimensionMismatch):
+        dist.mxv(w, other, u)
+    with pytest.raises(gg.InvalidValue):
+        dist.DistMatrix.from_matrix(A, client, 4)              # more blocks than workers
+    with pytest.raises(gg.InvalidValue):
+        dist.connect(n_workers=0)
+    with pytest.raises(gg.InvalidValue, match="unknown semiring"):   # a rank's error, raised
+        dist.mxv(w, D, u, "no_such_semiring")
+
+
+def test_a_rank_waiting_for_a_dead_one_times_out(client):
+    comm = QueueComm("alone", 0, 2, timeout=1.0)
+    with pytest.raises(gg.InvalidValue, match="waited 1 s in allgather for ranks \\[1\\]"):
+        comm.allgather([np.arange(3)])
+    comm.close()
