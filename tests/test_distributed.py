@@ -117,8 +117,14 @@ def test_bad_arguments(client):
         dist.DistMatrix.from_matrix(A, client, 4)              # more blocks than workers
     with pytest.raises(gg.InvalidValue):
         dist.connect(n_workers=0)
-    with pytest.raises(gg.InvalidValue, match="unknown semiring"):   # a rank's error, raised
+    with pytest.raises(gg.InvalidValue, match="unknown"):
         dist.mxv(w, D, u, "no_such_semiring")
+    with pytest.raises(gg.NotSupported, match="row position"):
+        dist.mxv(w, D, u, "min_firsti")
+    with pytest.raises(gg.NotSupported, match="row position"):
+        dist.vxm(dist.DistVector.from_vector(gg.Vector("FP64", 40), D), w, D, "any_secondi")
+    with pytest.raises(gg.InvalidValue, match="unknown binary"):   # a rank's own error
+        dist.mxv(w, D, u, "plus_times", accum="bogus_op")
 
 
 def test_a_rank_waiting_for_a_dead_one_times_out(client):
@@ -126,3 +132,80 @@ def test_a_rank_waiting_for_a_dead_one_times_out(client):
     with pytest.raises(gg.InvalidValue, match="waited 1 s in allgather for ranks \\[1\\]"):
         comm.allgather([np.arange(3)])
     comm.close()
+
+
+# ------------------------------------------------------------------------------ vxm
+VXM_CASES = [("plus_times", None, None, False), ("min_plus", "~S", None, False),
+             ("plus_times", "V", "plus", True), ("min_secondj", "S", "min", False)]
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 3])
+@pytest.mark.parametrize("semiring, mask_kind, accum, replace", VXM_CASES)
+def test_vxm_equals_the_local_product(client, nparts, semiring, mask_kind, accum, replace):
+    """Partials folded across ranks (integer-valued floats: every order of the sums is
+    exact); columns split evenly, rows by entries."""
+    for seed, A in ((6, _random(6, m=40, n=35)), (7, _skewed())):
+        rng = np.random.default_rng(seed)
+        u = gg.Vector.from_coo(np.sort(rng.choice(A.nrows, A.nrows // 2, replace=False)),
+                               rng.integers(1, 5, A.nrows // 2).astype(float), size=A.nrows)
+        n = A.ncols
+        out_type = "INT64" if semiring.endswith("j") else "FP64"
+        w0 = gg.Vector.from_coo(np.arange(0, n, 4), np.arange(0, n, 4) + 1, size=n,
+                                dtype=out_type)
+        m = gg.Vector.from_coo(np.arange(1, n, 2), np.arange(1, n, 2) % 3, size=n)
+        mask = {None: None, "S": m.S, "~S": ~m.S, "V": m.V}[mask_kind]
+        desc = gg.Descriptor(replace=True) if replace else None
+        expect = gg.vxm(w0.dup(), u, A, getattr(semirings, semiring), mask=mask, accum=accum,
+                        desc=desc)
+        D = dist.DistMatrix.from_matrix(A, client, nparts)
+        w = dist.DistVector.from_vector(w0, D)
+        dm = dist.DistVector.from_vector(m, w)
+        dmask = {None: None, "S": dm.S, "~S": ~dm.S, "V": dm.V}[mask_kind]
+        dist.vxm(w, dist.DistVector.from_vector(u, D), D, getattr(semirings, semiring),
+                 mask=dmask, accum=accum, desc=desc)
+        assert w.gather().isequal(expect), (seed, semiring, mask_kind)
+
+
+# ------------------------------------------------------------------------------ vectors
+@pytest.mark.parametrize("nparts", [1, 3])
+def test_elementwise_apply_and_reduce_equal_the_local_ones(client, nparts):
+    rng = np.random.default_rng(8)
+    n = 50
+    D = dist.DistMatrix.from_matrix(_random(8, m=n, n=n), client, nparts)
+
+    def rand(k):
+        return gg.Vector.from_coo(np.sort(rng.choice(n, k, replace=False)),
+                                  rng.integers(-5, 9, k).astype(float), size=n)
+    u, v, w0, m = rand(20), rand(30), rand(10), rand(25)
+    du, dv, dm = (dist.DistVector.from_vector(x, D) for x in (u, v, m))
+    for local, distributed, args in (
+            (gg.ewise_add, dist.ewise_add, ("max",)), (gg.ewise_mult, dist.ewise_mult, ("plus",))):
+        expect = local(w0.dup(), u, v, *args, mask=~m.S, accum="plus")
+        got = distributed(dist.DistVector.from_vector(w0, D), du, dv, *args, mask=~dm.S,
+                          accum="plus")
+        assert got.gather().isequal(expect)
+    expect = gg.apply(w0.dup(), u, "times", right=3.0, mask=m.V,
+                      desc=gg.Descriptor(replace=True))
+    got = dist.apply(dist.DistVector.from_vector(w0, D), du, "times", right=3.0, mask=dm.V,
+                     desc=gg.Descriptor(replace=True))
+    assert got.gather().isequal(expect)
+    for op in ("plus", "min", "max"):
+        assert dist.reduce_scalar(du, op) == gg.reduce_scalar(u, op)
+    empty = dist.DistVector.empty(D, "INT32")
+    assert dist.reduce_scalar(empty, "plus") == 0 and dist.reduce_scalar(empty, "min") == \
+        gg.reduce_scalar(gg.Vector("INT32", n), "min")
+
+
+def test_power_iterations_equal_local_ones(client):
+    """A loop of distributed calls (PageRank's power step without damping, x = A x / |x|₁)
+    gives the local loop's iterates."""
+    A = gg.io.read_mm(__import__("conftest").lagraph_file("west0067.mtx")).dup("FP64")
+    D = dist.DistMatrix.from_matrix(A, client)
+    x = gg.Vector.from_dense(np.ones(A.nrows))
+    dx = dist.DistVector.from_vector(x, D)
+    for _ in range(5):
+        x = gg.mxv(gg.Vector("FP64", A.nrows), A, x, "plus_times")
+        x = gg.apply(x, x, "div", right=float(gg.reduce_scalar(x, "plus")))
+        dx = dist.mxv(dist.DistVector.empty(D, "FP64"), D, dx, "plus_times")
+        dist.apply(dx, dx, "div", right=float(dist.reduce_scalar(dx, "plus")))
+    assert dx.gather().isequal(x, tolerance=1e-12)

@@ -16,14 +16,16 @@ per worker (SPMD, a rank each); inside a task the ranks exchange data through co
 A Matrix is split into row blocks holding about equal entries (1-D; a row is never split,
 a block may be empty); a Vector that goes with it is split at the same rows.
 
-What is distributed so far: building from a local Matrix or Vector and gathering back, and
-mxv (w⟨mask⟩ = accum(w, A ⊕.⊗ u): u all-gathered, each rank's rows computed and written
-back where they live, so masks, accumulators and replace act as in gg.mxv). Collectives run
-on CPU workers through Dask queues; NCCL between GPUs, vxm, the element-wise operations,
-reductions and the algorithms are not written yet.
+What is distributed so far (grblas_gpu.distributed.ops says how each works): building from
+a local Matrix or Vector and gathering back; mxv and vxm with masks, accumulators and
+replace; ewise_add, ewise_mult and apply on vectors; reduce_scalar. Collectives run on CPU
+workers through Dask queues. Not written yet: NCCL between GPUs (and a LocalCUDACluster),
+transposed products, mxm, select, extract and assign, matrices' element-wise operations,
+building from files or the generator on the workers, and the algorithms.
 """
 from .cluster import connect
 from .objects import DistMatrix, DistVector
-from .ops import mxv
+from .ops import apply, ewise_add, ewise_mult, mxv, reduce_scalar, vxm
 
-__all__ = ["connect", "DistMatrix", "DistVector", "mxv"]
+__all__ = ["connect", "DistMatrix", "DistVector", "mxv", "vxm", "ewise_add", "ewise_mult",
+           "apply", "reduce_scalar"]

@@ -1,7 +1,8 @@
 """Collectives between the ranks of one SPMD run (one task per worker).
 
-A communicator has ``rank``, ``size`` and ``allgather(arrays)``: every rank gives a tuple of
-arrays and receives every rank's tuple, in rank order. ``QueueComm`` carries the arrays
+A communicator has ``rank``, ``size``, ``allgather(arrays)`` (every rank gives a tuple of
+arrays and receives every rank's tuple, in rank order) and ``alltoall(per_rank)`` (every
+rank gives one tuple for each rank and receives the tuple each rank gave it). ``QueueComm`` carries the arrays
 through Dask queues (one per rank, named by the run), for CPU workers: each message goes
 through the scheduler, once per collective, not per operation. A rank that waits longer
 than ``timeout`` seconds for the others (a worker died) raises InvalidValue naming the run,
@@ -41,13 +42,23 @@ class QueueComm:
 
     def allgather(self, arrays):
         """Every rank's tuple of host arrays, in rank order (this rank's own included)."""
+        return self._exchange([arrays] * self.size, "allgather")
+
+    def alltoall(self, per_rank):
+        """``per_rank[r]``: the tuple of host arrays for rank r; returns, in rank order, the
+        tuple each rank gave this one."""
+        if len(per_rank) != self.size:
+            raise InvalidValue(f"distributed: alltoall needs {self.size} tuples, got "
+                               f"{len(per_rank)}")
+        return self._exchange(per_rank, "alltoall")
+
+    def _exchange(self, per_rank, what):
         self._round += 1
-        mine = tuple(np.asarray(a) for a in arrays)
         for r in range(self.size):
             if r != self.rank:
-                self._queue(r).put([self._round, self.rank, _pack(mine)])
+                self._queue(r).put([self._round, self.rank, _pack(per_rank[r])])
         out = [None] * self.size
-        out[self.rank] = mine
+        out[self.rank] = tuple(np.asarray(a) for a in per_rank[self.rank])
         for r in range(self.size):
             if out[r] is None and (self._round, r) in self._early:
                 out[r] = self._early.pop((self._round, r))
@@ -58,7 +69,7 @@ class QueueComm:
             except TimeoutError:
                 missing = [r for r, x in enumerate(out) if x is None]
                 raise InvalidValue(f"distributed: rank {self.rank} of run {self.run} waited "
-                                   f"{self.timeout:g} s in allgather for ranks {missing} "
+                                   f"{self.timeout:g} s in {what} for ranks {missing} "
                                    "(a worker died or stopped)") from None
             if rnd == self._round:
                 out[src] = _unpack(packed)

@@ -27,8 +27,9 @@ def _workers(client, nparts):
 
 
 def _place(client, blocks, workers):
-    """One future per block, each on its rank's worker."""
-    return [client.scatter([b], workers=[w])[0] for b, w in zip(blocks, workers)]
+    """One future per block, each on its rank's worker (keys not from the content: two
+    objects with equal blocks must not share, and lose, one key)."""
+    return [client.scatter([b], workers=[w], hash=False)[0] for b, w in zip(blocks, workers)]
 
 
 class DistMatrix:

@@ -1,94 +1,272 @@
 """Operations on distributed objects, with the signatures of their local twins. Each runs as
 one task per rank (SPMD) that rebuilds its blocks as ordinary grblas_gpu objects, exchanges
-what the product needs through a communicator (grblas_gpu.distributed.comm) and calls the
-local operation."""
+what the operation needs through a communicator (grblas_gpu.distributed.comm) and calls the
+local operation on its block, so masks, accumulators and replace act where the output's
+entries live:
+
+- mxv: u all-gathered; each rank computes its rows of A ⊕.⊗ u.
+- vxm: each rank's rows give a partial u ⊕.⊗ A over every column; the partials are
+  exchanged (all-to-all) and each rank folds the ones for its block of w with ⊕.
+- ewise_add, ewise_mult, apply: block by block, nothing exchanged.
+- reduce_scalar: each rank's ⊕ of its block, folded on the client.
+"""
 import uuid
 
 import numpy as np
 
 import grblas_gpu as gg
+from grblas_gpu import semirings
 from ..errors import DimensionMismatch, InvalidValue, NotSupported
 from .comm import QueueComm
 from .objects import DistMask, DistMatrix, DistVector
 
-__all__ = ["mxv"]
+__all__ = ["mxv", "vxm", "ewise_add", "ewise_mult", "apply", "reduce_scalar"]
 
 
+# ------------------------------------------------------------------------------ products
 def mxv(w, A, u, semiring="plus_times", *, mask=None, accum=None, desc=None):
-    """w⟨mask⟩ = accum(w, A ⊕.⊗ u), as gg.mxv, on a DistMatrix A and DistVectors w (split as
-    A's rows) and u: each rank all-gathers u, computes its rows and writes them back into its
-    block of w, so masks, accumulators and replace act on the rows where they live.
-    Returns w. A transposed A (``desc`` with transpose_first) is not supported yet."""
-    if not isinstance(A, DistMatrix):
-        raise InvalidValue(f"distributed.mxv: A must be a DistMatrix, got {type(A).__name__}")
-    for name, x in (("w", w), ("u", u)):
-        if not isinstance(x, DistVector):
-            raise InvalidValue(f"distributed.mxv: {name} must be a DistVector, got "
-                               f"{type(x).__name__}")
-    if desc is not None and getattr(desc, "transpose_first", False):
-        raise NotSupported("distributed.mxv: a transposed A (vxm's reduce-scatter) is not "
-                           "distributed yet")
+    """w⟨mask⟩ = accum(w, A ⊕.⊗ u), as gg.mxv: A a DistMatrix, w split as A's rows, u on
+    A's workers. Returns w. A transposed A is not supported yet."""
+    _check_matrix(A, "mxv")
+    _check_vectors("mxv", w=w, u=u)
+    _no_transpose(desc, "transpose_first", "mxv")
+    _check_positional(semiring, "mxv")
     if u.size != A.ncols:
         raise DimensionMismatch(f"distributed.mxv: u has size {u.size}, A has {A.ncols} "
                                 "columns")
-    if w.size != A.nrows or not (np.array_equal(w.bounds, A.bounds)
-                                 and w.workers == A.workers):
-        raise DimensionMismatch("distributed.mxv: w must be split as A's rows "
-                                "(DistVector.empty(A, dtype) or from_vector(v, A))")
-    if u.workers != A.workers:
-        raise InvalidValue("distributed.mxv: u must live on A's workers (from_vector(v, A))")
-    if mask is not None:
-        if not isinstance(mask, DistMask):
-            raise InvalidValue(f"distributed.mxv: mask must be a DistVector's .S or .V, got "
-                               f"{type(mask).__name__}")
-        w._same_layout(mask.vector, "the mask")
-    run, p = uuid.uuid4().hex, A.nparts
+    _check_rows(w, A, "mxv", "w")
+    _check_workers(u, A, "mxv", "u")
+    _check_mask(w, mask, "mxv")
     meta = dict(ncols=A.ncols, a_dtype=A.dtype.name, u_size=u.size, u_dtype=u.dtype.name,
-                u_bounds=u.bounds, w_dtype=w.dtype.name, m_dtype=None if mask is None else
-                mask.vector.dtype.name, m_kind=None if mask is None else
-                (mask.structure, mask.complement))
-    futures = [A.client.submit(_mxv_rank, run, k, p, A.blocks[k], u.blocks[k], w.blocks[k],
-                               None if mask is None else mask.vector.blocks[k], semiring,
-                               accum, desc, meta, workers=[A.workers[k]],
-                               allow_other_workers=False, pure=False)
-               for k in range(p)]
-    _wait(futures)
-    w.blocks = futures
+                u_bounds=u.bounds, **_out_meta(w, mask))
+    _run(w, _mxv_rank, A.blocks, u.blocks, _mask_blocks(mask, A.nparts), semiring, accum,
+         desc, meta)
     return w
 
 
-def _wait(futures):
-    """Wait for every rank; the first rank's error is raised here (its own type)."""
+def vxm(w, u, A, semiring="plus_times", *, mask=None, accum=None, desc=None):
+    """w⟨mask⟩ = accum(w, u ⊕.⊗ A), as gg.vxm: A a DistMatrix, u split as A's rows, w on A's
+    workers. Returns w. A transposed A is not supported yet."""
+    _check_matrix(A, "vxm")
+    _check_vectors("vxm", w=w, u=u)
+    _no_transpose(desc, "transpose_second", "vxm")
+    _check_positional(semiring, "vxm")
+    if w.size != A.ncols:
+        raise DimensionMismatch(f"distributed.vxm: w has size {w.size}, A has {A.ncols} "
+                                "columns")
+    _check_rows(u, A, "vxm", "u")
+    _check_workers(w, A, "vxm", "w")
+    _check_mask(w, mask, "vxm")
+    typed = semirings.resolve_semiring(semirings.lookup(semiring), u.dtype, A.dtype)
+    meta = dict(ncols=A.ncols, a_dtype=A.dtype.name, u_dtype=u.dtype.name,
+                t_dtype=typed.monoid.type.name, **_out_meta(w, mask))
+    _run(w, _vxm_rank, A.blocks, u.blocks, _mask_blocks(mask, A.nparts), semiring, accum,
+         desc, meta)
+    return w
+
+
+# ------------------------------------------------------------------------------ block by block
+def ewise_add(w, u, v, op="plus", *, mask=None, accum=None, desc=None):
+    """w⟨mask⟩ = accum(w, u ∪op v), as gg.ewise_add, on DistVectors split alike."""
+    return _blockwise("ewise_add", w, (u, v), op, mask, accum, desc)
+
+
+def ewise_mult(w, u, v, op="times", *, mask=None, accum=None, desc=None):
+    """w⟨mask⟩ = accum(w, u ∩op v), as gg.ewise_mult, on DistVectors split alike."""
+    return _blockwise("ewise_mult", w, (u, v), op, mask, accum, desc)
+
+
+def apply(w, u, op, *, left=None, right=None, mask=None, accum=None, desc=None):
+    """w⟨mask⟩ = accum(w, op(u)), as gg.apply (``left`` / ``right``: a bound Python
+    scalar), on DistVectors split alike."""
+    for side, s in (("left", left), ("right", right)):
+        if isinstance(s, (DistVector, gg.Vector)):
+            raise NotSupported(f"distributed.apply: {side}= as a Vector (a GrB_Scalar) is not "
+                               "distributed yet; pass a Python scalar")
+    return _blockwise("apply", w, (u,), op, mask, accum, desc, left=left, right=right)
+
+
+def reduce_scalar(u, op="plus"):
+    """⊕ of every entry of the DistVector u, a NumPy scalar of ⊕'s type (the identity when u
+    has no entries), as gg.reduce_scalar: each rank reduces its block, the client the p
+    results."""
+    _check_vectors("reduce_scalar", u=u)
+    futures = [u.client.submit(_reduce_rank, b, u.bounds[k + 1] - u.bounds[k], u.dtype.name,
+                               op, workers=[u.workers[k]], allow_other_workers=False,
+                               pure=False) for k, b in enumerate(u.blocks)]
+    partials = u.client.gather(futures)
+    return gg.reduce_scalar(gg.Vector.from_dense(np.asarray(partials)), op)
+
+
+def _blockwise(name, w, inputs, op, mask, accum, desc, **scalars):
+    _check_vectors(name, w=w, **{f"input {i}": x for i, x in enumerate(inputs)})
+    for i, x in enumerate(inputs):
+        w._same_layout(x, f"input {i}")
+    _check_mask(w, mask, name)
+    meta = dict(name=name, in_dtypes=[x.dtype.name for x in inputs], **_out_meta(w, mask))
+    _run(w, _blockwise_rank, [tuple(x.blocks[k] for x in inputs) for k in range(w.nparts)],
+         _mask_blocks(mask, w.nparts), op, accum, desc, scalars, meta, collective=False)
+    return w
+
+
+# ------------------------------------------------------------------------------ checks
+def _check_matrix(A, op):
+    if not isinstance(A, DistMatrix):
+        raise InvalidValue(f"distributed.{op}: A must be a DistMatrix, got {type(A).__name__}")
+
+
+def _check_vectors(op, **vectors):
+    for name, x in vectors.items():
+        if not isinstance(x, DistVector):
+            raise InvalidValue(f"distributed.{op}: {name} must be a DistVector, got "
+                               f"{type(x).__name__}")
+
+
+def _no_transpose(desc, flag, op):
+    if desc is not None and getattr(desc, flag, False):
+        raise NotSupported(f"distributed.{op}: a transposed A is not distributed yet")
+
+
+# positional multiplies that read a position a rank holds relative to its block (a row of
+# its A, a position of its u) rather than the global one: refused until blocks carry offsets
+_LOCAL_POSITIONS = {"mxv": ("firsti", "firsti1"),
+                    "vxm": ("firstj", "firstj1", "secondi", "secondi1")}
+
+
+def _check_positional(semiring, op):
+    name = semirings.lookup(semiring).multiply.name
+    if name in _LOCAL_POSITIONS[op]:
+        raise NotSupported(f"distributed.{op}: the multiply {name} reads a row position, "
+                           "which a row block numbers from its own start: not distributed "
+                           "yet")
+
+
+def _check_rows(x, A, op, name):
+    if x.size != A.nrows or not (np.array_equal(x.bounds, A.bounds)
+                                 and x.workers == A.workers):
+        raise DimensionMismatch(f"distributed.{op}: {name} must be split as A's rows "
+                                "(DistVector.empty(A, dtype) or from_vector(v, A))")
+
+
+def _check_workers(x, A, op, name):
+    if x.workers != A.workers:
+        raise InvalidValue(f"distributed.{op}: {name} must live on A's workers "
+                           "(from_vector(v, A))")
+
+
+def _check_mask(w, mask, op):
+    if mask is not None:
+        if not isinstance(mask, DistMask):
+            raise InvalidValue(f"distributed.{op}: mask must be a DistVector's .S or .V, got "
+                               f"{type(mask).__name__}")
+        w._same_layout(mask.vector, "the mask")
+
+
+# ------------------------------------------------------------------------------ the SPMD run
+def _out_meta(w, mask):
+    return dict(w_dtype=w.dtype.name, w_bounds=w.bounds,
+                m_dtype=None if mask is None else mask.vector.dtype.name,
+                m_kind=None if mask is None else (mask.structure, mask.complement))
+
+
+def _mask_blocks(mask, p):
+    return [None] * p if mask is None else mask.vector.blocks
+
+
+def _run(w, rank_fn, *per_rank_and_shared, collective=True):
+    """rank_fn(comm, rank, w_block, *args) on every rank of w's workers, the arguments
+    that are lists of p taken per rank; w's blocks become the results. Waits for every rank
+    and raises the first rank's error as it was raised there."""
     from distributed import wait
 
+    run, p, client = uuid.uuid4().hex, w.nparts, w.client
+    futures = []
+    for k in range(p):
+        args = [a[k] if isinstance(a, list) and len(a) == p else a
+                for a in per_rank_and_shared]
+        futures.append(client.submit(_rank, rank_fn, run if collective else None, k, p,
+                                     w.blocks[k], *args, workers=[w.workers[k]],
+                                     allow_other_workers=False, pure=False))
     wait(futures)
     for f in futures:
         if f.status == "error":
             f.result()
+    w.blocks = futures
 
 
-def _mxv_rank(run, rank, size, a_block, u_block, w_block, m_block, semiring, accum, desc,
-              meta):
-    """One rank's part of :func:`mxv`: returns its new block of w."""
-    comm = QueueComm(run, rank, size)
+def _rank(rank_fn, run, rank, size, w_block, *args):
+    comm = QueueComm(run, rank, size) if run is not None else None
     try:
-        lo = meta["u_bounds"][rank]
-        parts = comm.allgather((u_block[0] + lo, u_block[1]))
-        u = gg.Vector.from_coo(np.concatenate([i for i, _ in parts]),
-                               np.concatenate([v for _, v in parts]), size=meta["u_size"],
-                               dtype=meta["u_dtype"])
+        return rank_fn(comm, rank, w_block, *args)
     finally:
-        comm.close()
-    indptr, indices, values = a_block
-    A = gg.Matrix.from_csr(indptr, indices, values, ncols=meta["ncols"], dtype=meta["a_dtype"])
-    n = A.nrows
-    w = gg.Vector.from_coo(w_block[0], w_block[1], size=n, dtype=meta["w_dtype"])
-    mask = None
-    if m_block is not None:
-        m = gg.Vector.from_coo(m_block[0], m_block[1], size=n, dtype=meta["m_dtype"])
-        structure, complement = meta["m_kind"]
-        mask = m.S if structure else m.V
-        mask = ~mask if complement else mask
-    gg.mxv(w, A, u, semiring, mask=mask, accum=accum, desc=desc)
-    idx, vals = w.to_coo()
+        if comm is not None:
+            comm.close()
+
+
+def _vector(block, size, dtype):
+    return gg.Vector.from_coo(block[0], block[1], size=size, dtype=dtype)
+
+
+def _mask(m_block, size, meta):
+    if m_block is None:
+        return None
+    m = _vector(m_block, size, meta["m_dtype"])
+    structure, complement = meta["m_kind"]
+    mask = m.S if structure else m.V
+    return ~mask if complement else mask
+
+
+def _block_size(meta, rank):
+    return int(meta["w_bounds"][rank + 1] - meta["w_bounds"][rank])
+
+
+def _block(v):
+    idx, vals = v.to_coo()
     return np.asarray(idx, dtype=np.int64), np.asarray(vals)
+
+
+def _mxv_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, desc, meta):
+    lo = meta["u_bounds"][rank]
+    parts = comm.allgather((u_block[0] + lo, u_block[1]))
+    u = gg.Vector.from_coo(np.concatenate([i for i, _ in parts]),
+                           np.concatenate([v for _, v in parts]), size=meta["u_size"],
+                           dtype=meta["u_dtype"])
+    A = gg.Matrix.from_csr(*a_block, ncols=meta["ncols"], dtype=meta["a_dtype"])
+    n = _block_size(meta, rank)
+    w = _vector(w_block, n, meta["w_dtype"])
+    gg.mxv(w, A, u, semiring, mask=_mask(m_block, n, meta), accum=accum, desc=desc)
+    return _block(w)
+
+
+def _vxm_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, desc, meta):
+    A = gg.Matrix.from_csr(*a_block, ncols=meta["ncols"], dtype=meta["a_dtype"])
+    u = _vector(u_block, A.nrows, meta["u_dtype"])
+    # this rank's rows' partial product over every column, in ⊕'s type
+    partial = gg.vxm(gg.Vector(meta["t_dtype"], meta["ncols"]), u, A, semiring)
+    idx, vals = _block(partial)
+    bounds = meta["w_bounds"]
+    cuts = np.searchsorted(idx, bounds)
+    got = comm.alltoall([(idx[s:e] - lo, vals[s:e])
+                         for lo, s, e in zip(bounds[:-1], cuts[:-1], cuts[1:])])
+    n = _block_size(meta, rank)
+    # T = ⊕ of the partials for this block (their duplicates folded by ⊕)
+    monoid = semirings.lookup(semiring).monoid
+    T = gg.Vector.from_coo(np.concatenate([i for i, _ in got]),
+                           np.concatenate([v for _, v in got]), size=n,
+                           dtype=meta["t_dtype"], dup_op=monoid)
+    w = _vector(w_block, n, meta["w_dtype"])
+    gg.apply(w, T, "identity", mask=_mask(m_block, n, meta), accum=accum, desc=desc)
+    return _block(w)
+
+
+def _blockwise_rank(comm, rank, w_block, in_blocks, m_block, op, accum, desc, scalars, meta):
+    n = _block_size(meta, rank)
+    xs = [_vector(b, n, t) for b, t in zip(in_blocks, meta["in_dtypes"])]
+    w = _vector(w_block, n, meta["w_dtype"])
+    fn = getattr(gg, meta["name"])
+    fn(w, *xs, op, mask=_mask(m_block, n, meta), accum=accum, desc=desc, **scalars)
+    return _block(w)
+
+
+def _reduce_rank(block, size, dtype, op):
+    return gg.reduce_scalar(_vector(block, int(size), dtype), op)
