@@ -209,3 +209,52 @@ def test_power_iterations_equal_local_ones(client):
         dx = dist.mxv(dist.DistVector.empty(D, "FP64"), D, dx, "plus_times")
         dist.apply(dx, dx, "div", right=float(dist.reduce_scalar(dx, "plus")))
     assert dx.gather().isequal(x, tolerance=1e-12)
+
+
+# ------------------------------------------------------------------------------ algorithms
+def _graphs():
+    yield "karate", gg.generate.karate()
+    yield "rmat directed", gg.generate.rmat(8, seed=3, symmetric=False)
+    yield "skewed", _skewed()
+    from conftest import lagraph_file
+
+    yield "west0067", gg.io.read_mm(lagraph_file("west0067.mtx"))
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 3])
+def test_bfs_levels_equal_the_local_search(client, nparts):
+    from grblas_gpu.algorithms import bfs
+
+    for name, A in _graphs():
+        D = dist.DistMatrix.from_matrix(A, client, nparts)
+        for s in (0, A.nrows - 1):
+            levels = dist.bfs_levels(D, s).gather()
+            dist_local, _ = bfs(A, s)
+            d = np.asarray(gg.backend.to_host(dist_local)).astype(np.int64)
+            reached = np.flatnonzero(d != 2**31 - 1)
+            idx, lv = levels.to_coo()
+            np.testing.assert_array_equal(idx, reached, err_msg=name)
+            np.testing.assert_array_equal(lv, d[reached], err_msg=name)
+
+
+@pytest.mark.parametrize("nparts", [1, 3])
+def test_pagerank_equals_the_local_loop(client, nparts):
+    from grblas_gpu.benchmarks.user_algorithms import user_pagerank
+
+    for name, A in _graphs():
+        D = dist.DistMatrix.from_matrix(A, client, nparts)
+        ranks, its = dist.pagerank(D)
+        expect, expect_its = user_pagerank(A, None)
+        assert its == expect_its, name
+        assert ranks.gather().isequal(expect, tolerance=1e-5), name
+
+
+def test_algorithm_arguments(client):
+    D = dist.DistMatrix.from_matrix(_random(9, m=10, n=12), client, 2)
+    with pytest.raises(gg.InvalidValue, match="square"):
+        dist.pagerank(D)
+    S = dist.DistMatrix.from_matrix(gg.generate.karate(), client, 2)
+    with pytest.raises(gg.IndexOutOfBounds):
+        dist.bfs_levels(S, 34)
+    with pytest.raises(gg.InvalidValue):
+        dist.pagerank(S, damping=1.5)

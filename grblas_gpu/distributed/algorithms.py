@@ -1,0 +1,143 @@
+"""Algorithms on a DistMatrix, each one SPMD task per rank with its collectives inside the
+iteration (no scheduler round trip per operation): every rank runs the loop over its row
+block with ordinary grblas_gpu calls, and the ranks meet once or twice an iteration.
+
+BFS levels (push, any graph): the frontier q, split as A's rows. Per level, each rank's
+frontier rows give a partial q any.pair A over every column; the partials go to the ranks
+that own their columns (all-to-all), which fold them and keep the unvisited:
+
+    partial = q_k any.pair A_k ;  q_k⟨¬levels_k.S, replace⟩ = ⊕ of the partials for block k
+    levels_k⟨q_k.S⟩ = level ;  stop when Σ_k |q_k| = 0 (an all-gather of the counts)
+
+PageRank (LAGraph's LAGr_PageRank, GAP's formulation and stopping rule, as
+grblas_gpu.benchmarks.user_algorithms.user_pagerank with vxm), d the out-degrees / damping
+(+inf without out-edges, so t ./ d is 0 there), sink damping / n at those vertices:
+
+    t_k = r_k ;  s = Σ_k +/(t_k .* sink_k)            (an all-gather of p numbers)
+    w_k = t_k ./ d_k ;  r_k(:) = (1 - damping) / n + s
+    r_k += ⊕ of the partials w_j plus.first A_j for block k   (all-to-all)
+    stop when Σ_k ||t_k - r_k||₁ <= tol
+"""
+import numpy as np
+
+import grblas_gpu as gg
+from grblas_gpu import semirings
+from ..errors import IndexOutOfBounds, InvalidValue
+from .objects import DistMatrix, DistVector
+from .ops import _block, _run, _vector
+
+__all__ = ["bfs_levels", "pagerank"]
+
+_REPLACE = gg.Descriptor(replace=True)
+
+
+def bfs_levels(A, source):
+    """The BFS level of every vertex reached from ``source`` (0 at the source) over the edges
+    A(i, j): i -> j, as a DistVector of INT64 split as A's rows (no entry where unreached)."""
+    _check_square(A, "bfs_levels")
+    if isinstance(source, bool) or not isinstance(source, (int, np.integer)) or not (
+            0 <= source < A.nrows):
+        raise IndexOutOfBounds(f"distributed.bfs_levels: source {source!r} is not a vertex "
+                               f"of a {A.nrows}-vertex graph")
+    levels = DistVector.empty(A, "INT64")
+    _run(levels, _bfs_rank, A.blocks, dict(n=A.nrows, bounds=A.bounds, dtype=A.dtype.name,
+                                           source=int(source)))
+    return levels
+
+
+def pagerank(A, damping=0.85, tol=1e-4, max_iter=100):
+    """(ranks, iterations): ranks an FP32 DistVector split as A's rows summing to about 1,
+    to GAP's L1 tolerance (see the module docstring)."""
+    _check_square(A, "pagerank")
+    if not 0 < damping < 1 or not tol > 0:
+        raise InvalidValue(f"distributed.pagerank: damping must lie in (0, 1) and tol be > 0, "
+                           f"got {damping!r}, {tol!r}")
+    ranks = DistVector.empty(A, "FP32")
+    _run(ranks, _pagerank_rank, A.blocks, dict(n=A.nrows, bounds=A.bounds, dtype=A.dtype.name,
+                                               damping=float(damping), tol=float(tol),
+                                               max_iter=int(max_iter)))
+    iterations = int(A.client.gather(ranks.blocks[0])[2])
+    return ranks, iterations
+
+
+def _check_square(A, op):
+    if not isinstance(A, DistMatrix):
+        raise InvalidValue(f"distributed.{op}: A must be a DistMatrix, got {type(A).__name__}")
+    if A.nrows != A.ncols:
+        raise InvalidValue(f"distributed.{op}: A must be square, got {A.shape}")
+
+
+# ------------------------------------------------------------------------------ the ranks
+def _local(a_block, meta):
+    return gg.Matrix.from_csr(*a_block, ncols=meta["n"], dtype=meta["dtype"])
+
+
+def _to_owners(comm, v, meta, monoid, size_k, dtype):
+    """The Vector of this rank's block folded (by ``monoid``) from every rank's full-length
+    partial ``v``: one all-to-all."""
+    idx, vals = _block(v)
+    bounds = meta["bounds"]
+    cuts = np.searchsorted(idx, bounds)
+    got = comm.alltoall([(idx[s:e] - lo, vals[s:e])
+                         for lo, s, e in zip(bounds[:-1], cuts[:-1], cuts[1:])])
+    return gg.Vector.from_coo(np.concatenate([i for i, _ in got]),
+                              np.concatenate([x for _, x in got]), size=size_k, dtype=dtype,
+                              dup_op=monoid)
+
+
+def _total(comm, x):
+    """Σ over the ranks of a number (an all-gather)."""
+    return float(sum(float(p[0][0]) for p in comm.allgather((np.array([x], dtype=np.float64),))))
+
+
+def _bfs_rank(comm, rank, _, a_block, meta):
+    A = _local(a_block, meta)
+    lo, hi = meta["bounds"][rank], meta["bounds"][rank + 1]
+    nk, s = int(hi - lo), meta["source"]
+    levels = gg.Vector(gg.INT64, nk)
+    q = gg.Vector(gg.BOOL, nk)
+    if lo <= s < hi:
+        levels[s - lo] = 0
+        q[s - lo] = True
+    level = 0
+    while True:
+        # partial = q_k any.pair A_k ;  q_k⟨¬levels_k.S, replace⟩ = ⊕ of the partials
+        partial = gg.vxm(gg.Vector(gg.BOOL, meta["n"]), q, A, semirings.any_pair)
+        folded = _to_owners(comm, partial, meta, semirings.monoid.lor, nk, gg.BOOL)
+        gg.apply(q, folded, "identity", mask=~levels.S, desc=_REPLACE)
+        level += 1
+        # levels_k⟨q_k.S⟩ = level
+        gg.assign(levels, level, gg.ALL, mask=q.S)
+        if _total(comm, q.nvals) == 0:
+            return _block(levels)
+
+
+def _pagerank_rank(comm, rank, _, a_block, meta):
+    A = _local(a_block, meta)
+    nk, n, damping = A.nrows, meta["n"], meta["damping"]
+    # d_k(:) = inf ;  d_k⟨deg.S⟩ = deg / damping ;  sink_k⟨¬deg.S⟩ = damping / n
+    ones = gg.assign(gg.Vector(gg.FP32, n), 1, gg.ALL)
+    deg = gg.mxv(gg.Vector(gg.FP32, nk), A, ones, semirings.plus_pair)
+    d = gg.assign(gg.Vector(gg.FP32, nk), float("inf"), gg.ALL)
+    gg.apply(d, deg, semirings.binary.div, right=damping, mask=deg.S)
+    sink = gg.assign(gg.Vector(gg.FP32, nk), 0, gg.ALL)
+    gg.assign(sink, damping / n, gg.ALL, mask=~deg.S)
+    r = gg.assign(gg.Vector(gg.FP32, nk), 1.0 / n, gg.ALL)
+    t, w = gg.Vector(gg.FP32, nk), gg.Vector(gg.FP32, nk)
+    for it in range(1, meta["max_iter"] + 1):
+        # t = r ;  s = Σ +/(t .* sink)
+        gg.apply(t, r, "identity")
+        s = _total(comm, gg.reduce_scalar(gg.ewise_mult(w, t, sink, "times"), "plus"))
+        # w = t ./ d ;  r(:) = (1 - damping) / n + s
+        gg.ewise_mult(w, t, d, "div")
+        gg.assign(r, (1 - damping) / n + s, gg.ALL)
+        # r += ⊕ of the partials w plus.first A for this block
+        partial = gg.vxm(gg.Vector(gg.FP32, n), w, A, semirings.plus_first)
+        gg.ewise_add(r, r, _to_owners(comm, partial, meta, semirings.monoid.plus, nk, gg.FP32),
+                     "plus")
+        # change = Σ ||t - r||₁
+        gg.apply(t, gg.ewise_add(t, t, r, "minus"), "abs")
+        if _total(comm, gg.reduce_scalar(t, "plus")) <= meta["tol"]:
+            break
+    idx, vals = _block(r)
+    return idx, vals, it    # (a block as any other, with the iterations as a third item)
