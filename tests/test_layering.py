@@ -21,11 +21,12 @@ import pytest
 import grblas_gpu as gg
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CHECKED_DIRS = ["algorithms", "grblas_gpu/nxbackend"]  # the networkx backend sits above algorithms/
+# the networkx backend sits above algorithms/; the distributed layer above the public API
+CHECKED_DIRS = ["algorithms", "grblas_gpu/nxbackend", "grblas_gpu/distributed"]
 ENGINE = "grblas_gpu"
 INTERNAL_PACKAGES = {"kernels"}  # engine packages that are implementation, not API
 # packages installed under the grblas_gpu namespace that are users of the engine, not it
-USER_PACKAGES = {"algorithms", "semirings", "conformance", "benchmarks"}
+USER_PACKAGES = {"algorithms", "semirings", "conformance", "benchmarks", "distributed"}
 
 
 def _engine_module(dotted):
