@@ -27,16 +27,7 @@ __all__ = ["mxv", "vxm", "ewise_add", "ewise_mult", "apply", "reduce_scalar"]
 def mxv(w, A, u, semiring="plus_times", *, mask=None, accum=None, desc=None):
     """w⟨mask⟩ = accum(w, A ⊕.⊗ u), as gg.mxv: A a DistMatrix, w split as A's rows, u on
     A's workers. Returns w. A transposed A is not supported yet."""
-    _check_matrix(A, "mxv")
-    _check_vectors("mxv", w=w, u=u)
-    _no_transpose(desc, "transpose_first", "mxv")
-    _check_positional(semiring, "mxv")
-    if u.size != A.ncols:
-        raise DimensionMismatch(f"distributed.mxv: u has size {u.size}, A has {A.ncols} "
-                                "columns")
-    _check_rows(w, A, "mxv", "w")
-    _check_workers(u, A, "mxv", "u")
-    _check_mask(w, mask, "mxv")
+    _check_product("mxv", w, A, u, semiring, mask, desc, rows=w, cols=u)
     meta = dict(ncols=A.ncols, a_dtype=A.dtype.name, u_size=u.size, u_dtype=u.dtype.name,
                 u_bounds=u.bounds, **_out_meta(w, mask))
     _run(w, _mxv_rank, A.blocks, u.blocks, _mask_blocks(mask, A.nparts), semiring, accum,
@@ -47,22 +38,29 @@ def mxv(w, A, u, semiring="plus_times", *, mask=None, accum=None, desc=None):
 def vxm(w, u, A, semiring="plus_times", *, mask=None, accum=None, desc=None):
     """w⟨mask⟩ = accum(w, u ⊕.⊗ A), as gg.vxm: A a DistMatrix, u split as A's rows, w on A's
     workers. Returns w. A transposed A is not supported yet."""
-    _check_matrix(A, "vxm")
-    _check_vectors("vxm", w=w, u=u)
-    _no_transpose(desc, "transpose_second", "vxm")
-    _check_positional(semiring, "vxm")
-    if w.size != A.ncols:
-        raise DimensionMismatch(f"distributed.vxm: w has size {w.size}, A has {A.ncols} "
-                                "columns")
-    _check_rows(u, A, "vxm", "u")
-    _check_workers(w, A, "vxm", "w")
-    _check_mask(w, mask, "vxm")
+    _check_product("vxm", w, A, u, semiring, mask, desc, rows=u, cols=w)
     typed = semirings.resolve_semiring(semirings.lookup(semiring), u.dtype, A.dtype)
     meta = dict(ncols=A.ncols, a_dtype=A.dtype.name, u_dtype=u.dtype.name,
                 t_dtype=typed.monoid.type.name, **_out_meta(w, mask))
     _run(w, _vxm_rank, A.blocks, u.blocks, _mask_blocks(mask, A.nparts), semiring, accum,
          desc, meta)
     return w
+
+
+def _check_product(op, w, A, u, semiring, mask, desc, rows, cols):
+    """The checks of mxv and vxm: ``rows`` the vector split as A's rows, ``cols`` the one
+    as long as A's columns (on A's workers)."""
+    _check_matrix(A, op)
+    _check_vectors(op, w=w, u=u)
+    _no_transpose(desc, "transpose_first" if op == "mxv" else "transpose_second", op)
+    _check_positional(semiring, op)
+    cname, rname = ("u", "w") if op == "mxv" else ("w", "u")
+    if cols.size != A.ncols:
+        raise DimensionMismatch(f"distributed.{op}: {cname} has size {cols.size}, A has "
+                                f"{A.ncols} columns")
+    _check_rows(rows, A, op, rname)
+    _check_workers(cols, A, op, cname)
+    _check_mask(w, mask, op)
 
 
 # ------------------------------------------------------------------------------ block by block
