@@ -43,7 +43,9 @@ def _engine_classes():
     found = {TransposedMatrix}
     for mod in [gg] + [m for m in vars(gg).values() if inspect.ismodule(m)]:
         for obj in vars(mod).values():
-            if inspect.isclass(obj) and getattr(obj, "__module__", "").startswith(ENGINE):
+            # (a user package imported earlier, grblas_gpu.distributed say, is a module of
+            # gg too: its classes are not the engine's)
+            if inspect.isclass(obj) and _engine_module(getattr(obj, "__module__", "")):
                 found.add(obj)
     return found
 
@@ -53,7 +55,7 @@ def engine_private_names():
     names = set()
     for cls in _engine_classes():
         for klass in cls.__mro__:
-            if not getattr(klass, "__module__", "").startswith(ENGINE):
+            if not _engine_module(getattr(klass, "__module__", "")):
                 continue
             names.update(vars(klass))
             names.update(getattr(klass, "__slots__", ()))
