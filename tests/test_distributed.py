@@ -260,3 +260,34 @@ def test_algorithm_arguments(client):
         dist.bfs_levels(S, 34)
     with pytest.raises(gg.InvalidValue):
         dist.pagerank(S, damping=1.5)
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 3])
+def test_sssp_and_components_equal_the_local_ones(client, nparts):
+    from grblas_gpu.algorithms import connected_components, sssp
+
+    weighted = gg.generate.rmat(8, seed=4, symmetric=False, weighted=True)
+    for name, A in (("weighted directed", weighted), ("karate", gg.generate.karate()),
+                    ("skewed", _skewed())):
+        D = dist.DistMatrix.from_matrix(A, client, nparts)
+        for s in (0, 5):
+            got = dist.sssp(D, s).gather()
+            ref = np.asarray(gg.backend.to_host(sssp(A, s)), dtype=np.float64)
+            reached = np.flatnonzero(ref < np.finfo(np.float32).max)
+            idx, vals = got.to_coo()
+            np.testing.assert_array_equal(idx, reached, err_msg=name)
+            np.testing.assert_allclose(vals, ref[reached], rtol=1e-6, err_msg=name)
+        if name != "weighted directed":
+            S = A   # (karate and skewed: make the skewed one symmetric first)
+            if name == "skewed":
+                S = gg.ewise_add(gg.Matrix(A.dtype, *A.shape), A, A.T, "any")
+            labels = dist.connected_components(
+                dist.DistMatrix.from_matrix(S, client, nparts)).gather()
+            np.testing.assert_array_equal(
+                labels.to_dense(), np.asarray(gg.backend.to_host(connected_components(S))))
+
+
+def test_a_negative_cycle_is_reported(client):
+    A = gg.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, -3.0, 1.0], nrows=3, ncols=3)
+    with pytest.raises(gg.InvalidValue, match="negative cycle"):
+        dist.sssp(dist.DistMatrix.from_matrix(A, client, 2), 0)

@@ -17,6 +17,16 @@ grblas_gpu.benchmarks.user_algorithms.user_pagerank with vxm), d the out-degrees
     w_k = t_k ./ d_k ;  r_k(:) = (1 - damping) / n + s
     r_k += ⊕ of the partials w_j plus.first A_j for block k   (all-to-all)
     stop when Σ_k ||t_k - r_k||₁ <= tol
+
+SSSP (Bellman-Ford over a frontier, as BFS with min.plus): per round the frontier's rows give
+partial candidates f_k min.plus A_k, folded by min on their owners; a candidate below the
+known distance (or the first for its vertex) updates d and enters the next frontier.
+
+Connected components (label propagation, not yet LAGraph's FastSV): every vertex starts
+with its own id; per round the changed labels' rows give partials l min.first A over every
+column, folded by min; a vertex takes a smaller label and passes it on next round. On
+A ∪ Aᵀ's pattern (a DistMatrix of a symmetric A) the labels end as each component's
+smallest vertex id, as grblas_gpu.algorithms.connected_components labels them.
 """
 import numpy as np
 
@@ -26,7 +36,7 @@ from ..errors import IndexOutOfBounds, InvalidValue
 from .objects import DistMatrix, DistVector
 from .ops import _block, _run, _vector
 
-__all__ = ["bfs_levels", "pagerank"]
+__all__ = ["bfs_levels", "pagerank", "sssp", "connected_components"]
 
 _REPLACE = gg.Descriptor(replace=True)
 
@@ -35,10 +45,7 @@ def bfs_levels(A, source):
     """The BFS level of every vertex reached from ``source`` (0 at the source) over the edges
     A(i, j): i -> j, as a DistVector of INT64 split as A's rows (no entry where unreached)."""
     _check_square(A, "bfs_levels")
-    if isinstance(source, bool) or not isinstance(source, (int, np.integer)) or not (
-            0 <= source < A.nrows):
-        raise IndexOutOfBounds(f"distributed.bfs_levels: source {source!r} is not a vertex "
-                               f"of a {A.nrows}-vertex graph")
+    _check_source(A, source, "bfs_levels")
     levels = DistVector.empty(A, "INT64")
     _run(levels, _bfs_rank, A.blocks, dict(n=A.nrows, bounds=A.bounds, dtype=A.dtype.name,
                                            source=int(source)))
@@ -58,6 +65,36 @@ def pagerank(A, damping=0.85, tol=1e-4, max_iter=100):
                                                max_iter=int(max_iter)))
     iterations = int(A.client.gather(ranks.blocks[0])[2])
     return ranks, iterations
+
+
+def sssp(A, source):
+    """Shortest-path distances from ``source`` over A's weights (A(i, j): an edge i -> j of
+    that length; no negative cycle), a DistVector of A's type split as A's rows (no entry
+    where unreached). A negative cycle reached from the source raises InvalidValue."""
+    _check_square(A, "sssp")
+    _check_source(A, source, "sssp")
+    dtype = A.dtype.name if A.dtype.name in ("FP32", "FP64") else "FP64"
+    d = DistVector.empty(A, dtype)
+    _run(d, _sssp_rank, A.blocks, dict(n=A.nrows, bounds=A.bounds, dtype=A.dtype.name,
+                                       d_dtype=dtype, source=int(source)))
+    return d
+
+
+def connected_components(A):
+    """The components of A's graph, A symmetric (A ∪ Aᵀ for a directed graph): an INT64
+    DistVector split as A's rows, each vertex labelled by its component's smallest vertex."""
+    _check_square(A, "connected_components")
+    labels = DistVector.empty(A, "INT64")
+    _run(labels, _components_rank, A.blocks, dict(n=A.nrows, bounds=A.bounds,
+                                                  dtype=A.dtype.name))
+    return labels
+
+
+def _check_source(A, source, op):
+    if isinstance(source, bool) or not isinstance(source, (int, np.integer)) or not (
+            0 <= source < A.nrows):
+        raise IndexOutOfBounds(f"distributed.{op}: source {source!r} is not a vertex of a "
+                               f"{A.nrows}-vertex graph")
 
 
 def _check_square(A, op):
@@ -141,3 +178,48 @@ def _pagerank_rank(comm, rank, _, a_block, meta):
             break
     idx, vals = _block(r)
     return idx, vals, it    # (a block as any other, with the iterations as a third item)
+
+
+def _improved(cand, d, nk, dtype):
+    """The candidates that improve d: below d's value, or where d has none."""
+    f = gg.Vector(dtype, nk)
+    gg.assign(f, cand, gg.ALL, mask=~d.S)
+    below = gg.ewise_mult(gg.Vector(gg.BOOL, nk), cand, d, "lt")
+    gg.assign(f, cand, gg.ALL, mask=below.V)
+    return f
+
+
+def _sssp_rank(comm, rank, _, a_block, meta):
+    A = _local(a_block, meta)
+    lo, hi = meta["bounds"][rank], meta["bounds"][rank + 1]
+    nk, s, dt = int(hi - lo), meta["source"], meta["d_dtype"]
+    d, f = gg.Vector(dt, nk), gg.Vector(dt, nk)
+    if lo <= s < hi:
+        d[s - lo] = 0
+        f[s - lo] = 0
+    for _ in range(meta["n"]):
+        # candidates = ⊕min of the partials f_k min.plus A_k for this block
+        partial = gg.vxm(gg.Vector(dt, meta["n"]), f, A, semirings.min_plus)
+        cand = _to_owners(comm, partial, meta, semirings.monoid.min, nk, dt)
+        f = _improved(cand, d, nk, dt)
+        # d = d min cand
+        gg.ewise_add(d, d, cand, "min")
+        if _total(comm, f.nvals) == 0:
+            return _block(d)
+    raise InvalidValue("distributed.sssp: distances still fall after n rounds: a negative "
+                       "cycle is reachable from the source")
+
+
+def _components_rank(comm, rank, _, a_block, meta):
+    A = _local(a_block, meta)
+    lo, nk = meta["bounds"][rank], A.nrows
+    labels = gg.Vector.from_dense(np.arange(lo, lo + nk, dtype=np.int64))
+    changed = labels.dup()
+    while True:
+        # candidates = ⊕min of the partials changed_k min.first A_k for this block
+        partial = gg.vxm(gg.Vector(gg.INT64, meta["n"]), changed, A, semirings.min_first)
+        cand = _to_owners(comm, partial, meta, semirings.monoid.min, nk, gg.INT64)
+        changed = _improved(cand, labels, nk, gg.INT64)
+        gg.ewise_add(labels, labels, cand, "min")
+        if _total(comm, changed.nvals) == 0:
+            return _block(labels)
