@@ -291,3 +291,12 @@ def test_a_negative_cycle_is_reported(client):
     A = gg.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, -3.0, 1.0], nrows=3, ncols=3)
     with pytest.raises(gg.InvalidValue, match="negative cycle"):
         dist.sssp(dist.DistMatrix.from_matrix(A, client, 2), 0)
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 3])
+def test_triangle_count_equals_the_local_one(client, nparts):
+    from grblas_gpu.algorithms import triangle_count
+
+    for A in (gg.generate.karate(), gg.generate.rmat(8, seed=2), gg.generate.grid(5, 4)):
+        D = dist.DistMatrix.from_matrix(A, client, nparts)
+        assert dist.triangle_count(D) == triangle_count(A)

@@ -20,16 +20,16 @@ What is distributed so far (grblas_gpu.distributed.ops says how each works): bui
 a local Matrix or Vector and gathering back; mxv and vxm with masks, accumulators and
 replace; ewise_add, ewise_mult and apply on vectors; reduce_scalar. Collectives run on CPU
 workers through Dask queues. Algorithms (grblas_gpu.distributed.algorithms): BFS levels,
-PageRank, SSSP (Bellman-Ford) and connected components (label propagation), each one SPMD
-task per rank with its collectives inside the loop. Not written yet: NCCL between GPUs (and
+PageRank, SSSP (Bellman-Ford), connected components (label propagation) and triangle
+counting (L replicated), each one SPMD task per rank with its collectives inside the loop. Not written yet: NCCL between GPUs (and
 a LocalCUDACluster), transposed products, mxm, select, extract and assign, matrices'
-element-wise operations, building from files or the generator on the workers, FastSV and
-triangle counting.
+element-wise operations, building from files or the generator on the workers, FastSV.
 """
 from .cluster import connect
 from .objects import DistMatrix, DistVector
 from .ops import apply, ewise_add, ewise_mult, mxv, reduce_scalar, vxm
-from .algorithms import bfs_levels, connected_components, pagerank, sssp
+from .algorithms import bfs_levels, connected_components, pagerank, sssp, triangle_count
 
 __all__ = ["connect", "DistMatrix", "DistVector", "mxv", "vxm", "ewise_add", "ewise_mult",
-           "apply", "reduce_scalar", "bfs_levels", "pagerank", "sssp", "connected_components"]
+           "apply", "reduce_scalar", "bfs_levels", "pagerank", "sssp", "connected_components",
+           "triangle_count"]

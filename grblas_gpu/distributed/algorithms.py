@@ -27,6 +27,10 @@ with its own id; per round the changed labels' rows give partials l min.first A 
 column, folded by min; a vertex takes a smaller label and passes it on next round. On
 A ∪ Aᵀ's pattern (a DistMatrix of a symmetric A) the labels end as each component's
 smallest vertex id, as grblas_gpu.algorithms.connected_components labels them.
+
+Triangles (Sandia's, L the strictly lower triangle, replicated): each rank takes its rows of
+L and all-gathers the others' (the one replicated operand), then counts its rows,
+C_k⟨L_k.S⟩ = L_k plus.pair Lᵀ, and the counts are summed: memory is a whole L per rank.
 """
 import numpy as np
 
@@ -36,7 +40,7 @@ from ..errors import IndexOutOfBounds, InvalidValue
 from .objects import DistMatrix, DistVector
 from .ops import _block, _run, _vector
 
-__all__ = ["bfs_levels", "pagerank", "sssp", "connected_components"]
+__all__ = ["bfs_levels", "pagerank", "sssp", "connected_components", "triangle_count"]
 
 _REPLACE = gg.Descriptor(replace=True)
 
@@ -88,6 +92,14 @@ def connected_components(A):
     _run(labels, _components_rank, A.blocks, dict(n=A.nrows, bounds=A.bounds,
                                                   dtype=A.dtype.name))
     return labels
+
+
+def triangle_count(A):
+    """The triangles of the undirected graph of a symmetric A (an int)."""
+    _check_square(A, "triangle_count")
+    out = DistVector.empty(A, "INT64", size=A.nparts)   # (one entry per rank: its count)
+    _run(out, _triangles_rank, A.blocks, dict(n=A.nrows, bounds=A.bounds, dtype=A.dtype.name))
+    return int(A.client.gather(out.blocks[0])[2])
 
 
 def _check_source(A, source, op):
@@ -223,3 +235,22 @@ def _components_rank(comm, rank, _, a_block, meta):
         gg.ewise_add(labels, labels, cand, "min")
         if _total(comm, changed.nvals) == 0:
             return _block(labels)
+
+
+def _triangles_rank(comm, rank, _, a_block, meta):
+    A = _local(a_block, meta)
+    lo, n = int(meta["bounds"][rank]), meta["n"]
+    # L_k: the block's rows of the strictly lower triangle (global column < global row)
+    L_k = gg.select(gg.Matrix(gg.BOOL, A.nrows, n), A, "tril", thunk=lo - 1)
+    indptr, indices, _ = L_k.to_csr()
+    blocks = comm.allgather((np.asarray(indptr, dtype=np.int64), np.asarray(indices)))
+    offsets = np.cumsum([0] + [len(ix) for _, ix in blocks])
+    L = gg.Matrix.from_csr(
+        np.concatenate([[0]] + [p[1:] + o for (p, _), o in zip(blocks, offsets)]),
+        np.concatenate([ix for _, ix in blocks]), True, ncols=n, dtype=gg.BOOL)
+    # C_k⟨L_k.S⟩ = L_k plus.pair Lᵀ ;  this rank's count = Σ C_k
+    C = gg.mxm(gg.Matrix(gg.INT64, A.nrows, n), L_k, L, semirings.plus_pair, mask=L_k.S,
+               desc=gg.Descriptor(transpose_second=True))
+    total = _total(comm, int(gg.reduce_scalar(C, "plus")))
+    # (an empty block, and the count as a third item)
+    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), round(total)
