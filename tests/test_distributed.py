@@ -300,3 +300,32 @@ def test_triangle_count_equals_the_local_one(client, nparts):
     for A in (gg.generate.karate(), gg.generate.rmat(8, seed=2), gg.generate.grid(5, 4)):
         D = dist.DistMatrix.from_matrix(A, client, nparts)
         assert dist.triangle_count(D) == triangle_count(A)
+
+
+def test_a_worker_dying_mid_run_raises_instead_of_hanging():
+    """Rank 1's worker process exits inside an SPMD run: the other ranks give up waiting
+    (the collective's timeout, lowered on the workers) and the call raises InvalidValue."""
+    import os
+
+    from grblas_gpu.distributed import ops
+
+    c = dist.connect(n_workers=3)
+    try:
+        c.run(lambda: setattr(ops, "comm_timeout", 2.0))
+
+        def rank_fn(comm, rank, block, _):
+            if rank == 1:
+                os._exit(1)                   # (the worker dies with the task)
+            comm.allgather([np.arange(3)])
+            return block
+
+        D = dist.DistMatrix.from_matrix(_random(10), c)
+        w = dist.DistVector.empty(D, "FP64")
+        before = w.blocks
+        with pytest.raises(gg.InvalidValue, match="rank|waited"):
+            ops._run(w, rank_fn, D.blocks)
+        assert w.blocks is before             # the output keeps its blocks
+    finally:
+        cluster = c.cluster
+        c.close()
+        cluster.close()

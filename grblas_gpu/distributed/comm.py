@@ -12,9 +12,7 @@ import numpy as np
 
 from ..errors import InvalidValue
 
-__all__ = ["QueueComm", "TIMEOUT"]
-
-TIMEOUT = 120.0
+__all__ = ["QueueComm"]
 
 
 def _pack(arrays):
@@ -30,7 +28,7 @@ def _unpack(packed):
 class QueueComm:
     """Collectives over Dask queues (see the module docstring)."""
 
-    def __init__(self, run, rank, size, timeout=TIMEOUT):
+    def __init__(self, run, rank, size, timeout=120.0):
         self.run, self.rank, self.size, self.timeout = run, rank, size, timeout
         self._round = 0
         self._early = {}    # (round, rank) -> arrays that came before their round

@@ -167,6 +167,11 @@ def _out_meta(w, mask):
                 m_kind=None if mask is None else (mask.structure, mask.complement))
 
 
+# seconds a rank waits for the others in a collective (a worker that died: InvalidValue);
+# set on the workers (client.run) to change it
+comm_timeout = 120.0
+
+
 def _mask_blocks(mask, p):
     return [None] * p if mask is None else mask.vector.blocks
 
@@ -185,15 +190,38 @@ def _run(w, rank_fn, *per_rank_and_shared, collective=True):
         futures.append(client.submit(_rank, rank_fn, run if collective else None, k, p,
                                      w.blocks[k], *args, workers=[w.workers[k]],
                                      allow_other_workers=False, pure=False))
-    wait(futures)
-    for f in futures:
-        if f.status == "error":
-            f.result()
+    pending = set(futures)
+    while pending:   # the first error as soon as it comes: a rank on a dead worker never ends
+        try:
+            done, pending = wait(pending, return_when="FIRST_COMPLETED")
+        except Exception as e:   # noqa: BLE001  (Dask cancelled a rank: its worker went)
+            for f in futures:
+                f.cancel()
+            raise InvalidValue(f"distributed: a rank did not finish ({type(e).__name__}); "
+                               "its worker may have died") from None
+        for f in done:
+            if f.status != "finished":
+                for other in pending:
+                    other.cancel()
+                _raise(f, futures.index(f))
     w.blocks = futures
 
 
+def _raise(future, rank):
+    """A rank's error: the engine's as it was raised on the worker; anything else (a worker
+    that died, a task Dask lost or cancelled) as InvalidValue."""
+    try:
+        future.result()
+    except gg.GraphBLASError:
+        raise
+    except Exception as e:   # noqa: BLE001  (Dask's errors: KilledWorker, cancellations)
+        raise InvalidValue(f"distributed: rank {rank} did not finish ({type(e).__name__}: "
+                           f"{str(e).splitlines()[0] if str(e) else ''}); its worker may have "
+                           "died") from None
+
+
 def _rank(rank_fn, run, rank, size, w_block, *args):
-    comm = QueueComm(run, rank, size) if run is not None else None
+    comm = QueueComm(run, rank, size, timeout=comm_timeout) if run is not None else None
     try:
         return rank_fn(comm, rank, w_block, *args)
     finally:
