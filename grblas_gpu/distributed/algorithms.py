@@ -38,7 +38,8 @@ import grblas_gpu as gg
 from grblas_gpu import semirings
 from ..errors import IndexOutOfBounds, InvalidValue
 from .objects import DistMatrix, DistVector
-from .ops import _block, _run, _vector
+from .ops import _block, _run, _vector, to_owners
+from .partition import join_rows
 
 __all__ = ["bfs_levels", "pagerank", "sssp", "connected_components", "triangle_count"]
 
@@ -121,19 +122,6 @@ def _local(a_block, meta):
     return gg.Matrix.from_csr(*a_block, ncols=meta["n"], dtype=meta["dtype"])
 
 
-def _to_owners(comm, v, meta, monoid, size_k, dtype):
-    """The Vector of this rank's block folded (by ``monoid``) from every rank's full-length
-    partial ``v``: one all-to-all."""
-    idx, vals = _block(v)
-    bounds = meta["bounds"]
-    cuts = np.searchsorted(idx, bounds)
-    got = comm.alltoall([(idx[s:e] - lo, vals[s:e])
-                         for lo, s, e in zip(bounds[:-1], cuts[:-1], cuts[1:])])
-    return gg.Vector.from_coo(np.concatenate([i for i, _ in got]),
-                              np.concatenate([x for _, x in got]), size=size_k, dtype=dtype,
-                              dup_op=monoid)
-
-
 def _total(comm, x):
     """Σ over the ranks of a number (an all-gather)."""
     return float(sum(float(p[0][0]) for p in comm.allgather((np.array([x], dtype=np.float64),))))
@@ -152,7 +140,7 @@ def _bfs_rank(comm, rank, _, a_block, meta):
     while True:
         # partial = q_k any.pair A_k ;  q_k⟨¬levels_k.S, replace⟩ = ⊕ of the partials
         partial = gg.vxm(gg.Vector(gg.BOOL, meta["n"]), q, A, semirings.any_pair)
-        folded = _to_owners(comm, partial, meta, semirings.monoid.lor, nk, gg.BOOL)
+        folded = to_owners(comm, partial, meta["bounds"], semirings.monoid.lor, nk, gg.BOOL)
         gg.apply(q, folded, "identity", mask=~levels.S, desc=_REPLACE)
         level += 1
         # levels_k⟨q_k.S⟩ = level
@@ -182,8 +170,8 @@ def _pagerank_rank(comm, rank, _, a_block, meta):
         gg.assign(r, (1 - damping) / n + s, gg.ALL)
         # r += ⊕ of the partials w plus.first A for this block
         partial = gg.vxm(gg.Vector(gg.FP32, n), w, A, semirings.plus_first)
-        gg.ewise_add(r, r, _to_owners(comm, partial, meta, semirings.monoid.plus, nk, gg.FP32),
-                     "plus")
+        folded = to_owners(comm, partial, meta["bounds"], semirings.monoid.plus, nk, gg.FP32)
+        gg.ewise_add(r, r, folded, "plus")
         # change = Σ ||t - r||₁
         gg.apply(t, gg.ewise_add(t, t, r, "minus"), "abs")
         if _total(comm, gg.reduce_scalar(t, "plus")) <= meta["tol"]:
@@ -212,7 +200,7 @@ def _sssp_rank(comm, rank, _, a_block, meta):
     for _ in range(meta["n"]):
         # candidates = ⊕min of the partials f_k min.plus A_k for this block
         partial = gg.vxm(gg.Vector(dt, meta["n"]), f, A, semirings.min_plus)
-        cand = _to_owners(comm, partial, meta, semirings.monoid.min, nk, dt)
+        cand = to_owners(comm, partial, meta["bounds"], semirings.monoid.min, nk, dt)
         f = _improved(cand, d, nk, dt)
         # d = d min cand
         gg.ewise_add(d, d, cand, "min")
@@ -230,7 +218,7 @@ def _components_rank(comm, rank, _, a_block, meta):
     while True:
         # candidates = ⊕min of the partials changed_k min.first A_k for this block
         partial = gg.vxm(gg.Vector(gg.INT64, meta["n"]), changed, A, semirings.min_first)
-        cand = _to_owners(comm, partial, meta, semirings.monoid.min, nk, gg.INT64)
+        cand = to_owners(comm, partial, meta["bounds"], semirings.monoid.min, nk, gg.INT64)
         changed = _improved(cand, labels, nk, gg.INT64)
         gg.ewise_add(labels, labels, cand, "min")
         if _total(comm, changed.nvals) == 0:
@@ -243,11 +231,9 @@ def _triangles_rank(comm, rank, _, a_block, meta):
     # L_k: the block's rows of the strictly lower triangle (global column < global row)
     L_k = gg.select(gg.Matrix(gg.BOOL, A.nrows, n), A, "tril", thunk=lo - 1)
     indptr, indices, _ = L_k.to_csr()
-    blocks = comm.allgather((np.asarray(indptr, dtype=np.int64), np.asarray(indices)))
-    offsets = np.cumsum([0] + [len(ix) for _, ix in blocks])
-    L = gg.Matrix.from_csr(
-        np.concatenate([[0]] + [p[1:] + o for (p, _), o in zip(blocks, offsets)]),
-        np.concatenate([ix for _, ix in blocks]), True, ncols=n, dtype=gg.BOOL)
+    indptr, indices, _ = join_rows(comm.allgather((np.asarray(indptr, dtype=np.int64),
+                                                   np.asarray(indices))))
+    L = gg.Matrix.from_csr(indptr, indices, True, ncols=n, dtype=gg.BOOL)
     # C_k⟨L_k.S⟩ = L_k plus.pair Lᵀ ;  this rank's count = Σ C_k
     C = gg.mxm(gg.Matrix(gg.INT64, A.nrows, n), L_k, L, semirings.plus_pair, mask=L_k.S,
                desc=gg.Descriptor(transpose_second=True))

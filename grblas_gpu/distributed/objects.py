@@ -10,7 +10,7 @@ import numpy as np
 import grblas_gpu as gg
 from ..errors import DimensionMismatch, InvalidValue
 from .cluster import connect
-from .partition import row_blocks
+from .partition import join_entries, join_rows, row_blocks, split_entries
 
 __all__ = ["DistMatrix", "DistVector", "DistMask"]
 
@@ -63,11 +63,7 @@ class DistMatrix:
 
     def gather(self):
         """The local Matrix (every block brought to this process)."""
-        parts = self.client.gather(self.blocks)
-        offsets = np.cumsum([0] + [len(p[1]) for p in parts])
-        indptr = np.concatenate([[0]] + [p[0][1:] + o for p, o in zip(parts, offsets)])
-        indices = np.concatenate([p[1] for p in parts])
-        values = np.concatenate([p[2] for p in parts])
+        indptr, indices, values = join_rows(self.client.gather(self.blocks))
         return gg.Matrix.from_csr(indptr, indices, values, ncols=self.ncols, dtype=self.dtype)
 
     def __repr__(self):
@@ -103,11 +99,7 @@ class DistVector:
         if not isinstance(v, gg.Vector):
             raise InvalidValue(f"DistVector.from_vector needs a Vector, got {type(v).__name__}")
         bounds, workers = cls._layout(like, v.size)
-        idx, vals = v.to_coo()
-        idx = np.asarray(idx, dtype=np.int64)
-        cuts = np.searchsorted(idx, bounds)
-        blocks = [(idx[s:e] - lo, np.asarray(vals[s:e]))
-                  for lo, s, e in zip(bounds[:-1], cuts[:-1], cuts[1:])]
+        blocks = split_entries(*v.to_coo(), bounds)
         return cls(like.client, v.size, v.dtype, bounds, workers,
                    _place(like.client, blocks, workers))
 
@@ -120,9 +112,7 @@ class DistVector:
 
     def gather(self):
         """The local Vector."""
-        parts = self.client.gather(self.blocks)
-        idx = np.concatenate([p[0] + lo for p, lo in zip(parts, self.bounds[:-1])])
-        vals = np.concatenate([p[1] for p in parts])
+        idx, vals = join_entries(self.client.gather(self.blocks), self.bounds)
         return gg.Vector.from_coo(idx, vals, size=self.size, dtype=self.dtype)
 
     @property

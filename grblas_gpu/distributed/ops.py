@@ -19,6 +19,7 @@ from grblas_gpu import semirings
 from ..errors import DimensionMismatch, InvalidValue, NotSupported
 from .comm import QueueComm
 from .objects import DistMask, DistMatrix, DistVector
+from .partition import join_entries, split_entries
 
 __all__ = ["mxv", "vxm", "ewise_add", "ewise_mult", "apply", "reduce_scalar"]
 
@@ -252,11 +253,8 @@ def _block(v):
 
 
 def _mxv_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, desc, meta):
-    lo = meta["u_bounds"][rank]
-    parts = comm.allgather((u_block[0] + lo, u_block[1]))
-    u = gg.Vector.from_coo(np.concatenate([i for i, _ in parts]),
-                           np.concatenate([v for _, v in parts]), size=meta["u_size"],
-                           dtype=meta["u_dtype"])
+    idx, vals = join_entries(comm.allgather(u_block), meta["u_bounds"])
+    u = gg.Vector.from_coo(idx, vals, size=meta["u_size"], dtype=meta["u_dtype"])
     A = gg.Matrix.from_csr(*a_block, ncols=meta["ncols"], dtype=meta["a_dtype"])
     n = _block_size(meta, rank)
     w = _vector(w_block, n, meta["w_dtype"])
@@ -269,20 +267,23 @@ def _vxm_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, d
     u = _vector(u_block, A.nrows, meta["u_dtype"])
     # this rank's rows' partial product over every column, in ⊕'s type
     partial = gg.vxm(gg.Vector(meta["t_dtype"], meta["ncols"]), u, A, semiring)
-    idx, vals = _block(partial)
-    bounds = meta["w_bounds"]
-    cuts = np.searchsorted(idx, bounds)
-    got = comm.alltoall([(idx[s:e] - lo, vals[s:e])
-                         for lo, s, e in zip(bounds[:-1], cuts[:-1], cuts[1:])])
     n = _block_size(meta, rank)
-    # T = ⊕ of the partials for this block (their duplicates folded by ⊕)
-    monoid = semirings.lookup(semiring).monoid
-    T = gg.Vector.from_coo(np.concatenate([i for i, _ in got]),
-                           np.concatenate([v for _, v in got]), size=n,
-                           dtype=meta["t_dtype"], dup_op=monoid)
+    # T = ⊕ of the partials for this block
+    T = to_owners(comm, partial, meta["w_bounds"], semirings.lookup(semiring).monoid, n,
+                  meta["t_dtype"])
     w = _vector(w_block, n, meta["w_dtype"])
     gg.apply(w, T, "identity", mask=_mask(m_block, n, meta), accum=accum, desc=desc)
     return _block(w)
+
+
+def to_owners(comm, v, bounds, monoid, size_k, dtype):
+    """This rank's block (``size_k`` positions, of ``dtype``) of ⊕ over every rank's
+    full-length partial ``v``, ⊕ ``monoid``: one all-to-all, each block of a partial sent to
+    the rank that owns it (``bounds``) and the ones received folded as duplicates."""
+    got = comm.alltoall(split_entries(*_block(v), bounds))
+    return gg.Vector.from_coo(np.concatenate([i for i, _ in got]),
+                              np.concatenate([x for _, x in got]), size=size_k, dtype=dtype,
+                              dup_op=monoid)
 
 
 def _blockwise_rank(comm, rank, w_block, in_blocks, m_block, op, accum, desc, scalars, meta):
