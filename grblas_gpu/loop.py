@@ -33,19 +33,19 @@ result is compacted (a sparse result of a full operand and a sparse one, a push 
 listed frontier) reads its count from the device. Keep such vectors full (a fill value: +inf
 for a missing degree, so t ./ d is 0 there) or pull into a dense result, as the captured BFS
 and PageRank of ``grblas_gpu.benchmarks.user_algorithms`` do. Objects made once and a Loop
-kept across calls (a search per source) record once; a Loop made per call records each call. A body a recording cannot hold (a call that reads a
-size from the device, such as a push whose frontier is listed) runs plainly, batch by batch,
-with the same results: ``why_not_recorded`` says why. On the NumPy backend the body always
-runs plainly, with the same batches and tests.
+kept across calls (a search per source) record once; a Loop made per call records each call.
+A body a recording cannot hold (a call that reads a size from the device, such as a push
+whose frontier is listed) runs plainly, batch by batch, with the same results:
+``why_not_recorded`` says why. On the NumPy backend the body always runs plainly, with the
+same batches and tests.
 
 Threads: a run holds ``Replay.lock`` throughout, so loops from several threads run one after
 another.
 """
-import operator
-
+from ._validate import as_int
 from .errors import InvalidValue
 from .mailbox import Mailbox
-from .replay import Replay
+from .replay import Replay, _declared
 from .vector import Vector
 
 __all__ = ["Loop", "loop"]
@@ -60,10 +60,11 @@ class Loop:
             raise InvalidValue(f"Loop needs a callable body, got {type(body).__name__}")
         self.every = _check_watch_every(watch, every)
         self.body, self.watch, self.fill = body, watch, fill
-        declared = tuple(carries) + tuple(reads) + tuple(scratch) if all(
-            isinstance(d, (tuple, list)) for d in (carries, reads, scratch)) else None
-        if declared is not None and not any(obj is watch for obj in declared):
-            scratch = tuple(scratch) + (watch,)
+        carries, reads, scratch = (_declared(objects, what) for objects, what in
+                                   ((carries, "carries"), (reads, "reads"),
+                                    (scratch, "scratch")))
+        if not any(obj is watch for obj in carries + reads + scratch):
+            scratch += (watch,)
         self._box = Mailbox(watch)
         self._batch = Replay(self._run_batch, carries=carries, reads=reads, scratch=scratch)
         self.iterations = 0
@@ -124,10 +125,7 @@ def _check_watch_every(watch, every):
 
 
 def _positive(x, what, least=1):
-    try:
-        v = operator.index(x)
-    except TypeError:
-        raise InvalidValue(f"Loop: {what} must be an integer, got {x!r}") from None
-    if isinstance(x, bool) or v < least:
+    v = as_int(x, f"Loop: {what}")
+    if v < least:
         raise InvalidValue(f"Loop: {what} must be an integer >= {least}, got {x!r}")
     return v
