@@ -71,6 +71,19 @@ def _checked(row, checks):
     return row
 
 
+def _recording(row, loop):
+    """Whether a captured case's gg.Loop ran as a recording, and why not."""
+    row["recorded"] = loop.recorded
+    if loop.why_not_recorded:
+        row["why not recorded"] = loop.why_not_recorded[:120]
+
+
+def _l1(a, b):
+    """||a - b||₁ of two backend arrays, in float64."""
+    return float(backend.to_scalar(xp.abs(xp.asarray(a, dtype=np.float64)
+                                          - xp.asarray(b, dtype=np.float64)).sum()))
+
+
 def _harmonic(xs):
     return len(xs) / sum(1 / x for x in xs)
 
@@ -178,9 +191,7 @@ def user_bfs_case(scale=None, sources=DEFAULT_SOURCES, reps=1):
     user["vs built-in"] = ratio
     user[f"target <= {BFS_TARGET}x built-in"] = ratio <= BFS_TARGET
     captured["vs built-in"] = built["GTEPS (harmonic mean)"] / captured["GTEPS (harmonic mean)"]
-    captured["recorded"] = search.loop.recorded
-    if search.loop.why_not_recorded:
-        captured["why not recorded"] = search.loop.why_not_recorded[:120]
+    _recording(captured, search.loop)
     rows = [user, captured, built]
 
     gb = suitesparse()
@@ -250,10 +261,8 @@ def user_pagerank_case(scale=None, reps=3, tol=TOLERANCE, max_iter=MAX_ITER):
     PT, dangling = _google(sparse, A, DAMPING)
     p_secs, (p_ranks, p_its) = timed(
         lambda: power_loop_l1(PT, dangling, DAMPING, tol, max_iter), reps, warmup=1)
-    ours = r.to_dense(device=True).astype(np.float64)
-    l1 = float(backend.to_scalar(xp.abs(ours - p_ranks.astype(np.float64)).sum()))
-    l1_builtin = float(backend.to_scalar(
-        xp.abs(ours - xp.asarray(b_ranks, dtype=np.float64)).sum()))
+    ours = r.to_dense(device=True)
+    l1, l1_builtin = _l1(ours, p_ranks), _l1(ours, b_ranks)
     user = _row("user_pagerank", scale, A, "user-written PageRank (public API)", u_secs,
                 iterations=its, **{"iteration ms": u_secs / its * 1e3})
     ratio = u_secs / p_secs
@@ -263,8 +272,7 @@ def user_pagerank_case(scale=None, reps=3, tol=TOLERANCE, max_iter=MAX_ITER):
     user["L1 diff vs built-in"] = l1_builtin
     user[f"L1 diff vs {label} loop"] = l1
     _checked(user, {f"ranks match {label} loop": l1 <= 1e-4})
-    l1_captured = float(backend.to_scalar(
-        xp.abs(r_c.to_dense(device=True).astype(np.float64) - p_ranks.astype(np.float64)).sum()))
+    l1_captured = _l1(r_c.to_dense(device=True), p_ranks)
     captured = _row("user_pagerank", scale, A, "user-written PageRank, captured (gg.loop)",
                     c_secs, iterations=its_c, **{"iteration ms": c_secs / its_c * 1e3,
                                                  f"vs {label} loop": c_secs / p_secs,
@@ -272,9 +280,7 @@ def user_pagerank_case(scale=None, reps=3, tol=TOLERANCE, max_iter=MAX_ITER):
                                                  f"L1 diff vs {label} loop": l1_captured,
                                                  "set-up s": setup_secs})
     captured[f"target <= {PR_TARGET}x {label} loop"] = c_secs / p_secs <= PR_TARGET
-    captured["recorded"] = rank.loop.recorded
-    if rank.loop.why_not_recorded:
-        captured["why not recorded"] = rank.loop.why_not_recorded[:120]
+    _recording(captured, rank.loop)
     _checked(captured, {f"ranks match {label} loop": l1_captured <= 1e-4})
     rows = [user, captured,
             _row("user_pagerank", scale, A, "grblas_gpu pagerank (built-in)", b_secs),
