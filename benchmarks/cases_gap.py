@@ -30,19 +30,20 @@ SourcePicker; drawn with replacement, from a fixed seed):
             scipy) on BC_CHECK_BATCHES batches, 1e-6 relative.
     tc      algorithms.triangle_count(A). Check: SuiteSparse's count (scipy's without it).
 
-Each kernel's first row is ours: ``seconds`` the mean over the trials of a repeated call (the
-graph's cached properties already built, and every trial's call made once before, untimed:
-``kernel builds after the first call`` counts the kernel variants that pass built, ``kernel
-builds in trials`` those built while timing, 0 unless something is amiss), ``first call s`` the first call on the graph made
-anew (kernels compiled; nothing kept with the graph but the symmetry its generator records,
-as a graph's kind is known in LAGraph and gapbs), and with ``--fresh`` ``fresh
-process s`` the first call in a new Python process (the on-disk kernel cache warm). Peers run
-the same formulation in this process, timed on the first PEER_SOURCES sources (batches) only:
-SuiteSparse through python-graphblas on every core (BFS push/pull by LAGraph's rule, SSSP
-frontier Bellman-Ford, PR power loop stopped by GAP's L1 rule, CC FastSV, BC batched Brandes,
-TC masked L plus.pair Lᵀ) and, for PR, the cuSPARSE power loop (one SpMV per iteration);
-``speedup vs SuiteSparse`` = the peer's mean time / ours on the same sources, ``vs cuSPARSE
-loop`` = ours / theirs. A kernel that algorithms lacks gives a row "skipped: not available".
+Each kernel's first row is ours: ``seconds`` the mean over the trials of a repeated call
+(the graph's cached properties already built, and every trial's call made once before,
+untimed: ``kernel builds after the first call`` counts the kernel variants that pass built,
+``kernel builds in trials`` those built while timing, 0 unless something is amiss), ``first
+call s`` the first call on the graph made anew (kernels compiled; nothing kept with the
+graph but the symmetry its generator records, as a graph's kind is known in LAGraph and
+gapbs), and with ``--fresh`` ``fresh process s`` the first call in a new Python process (the
+on-disk kernel cache warm). Peers run the same formulation in this process, timed on the
+first PEER_SOURCES sources (batches) only: SuiteSparse through python-graphblas on every
+core (BFS push/pull by LAGraph's rule, SSSP frontier Bellman-Ford, PR power loop stopped by
+GAP's L1 rule, CC FastSV, BC batched Brandes, TC masked L plus.pair Lᵀ) and, for PR, the
+cuSPARSE power loop (one SpMV per iteration); ``speedup vs SuiteSparse`` = the peer's mean
+time / ours on the same sources, ``vs cuSPARSE loop`` = ours / theirs. A kernel that
+algorithms lacks gives a row "skipped: not available".
 """
 import json
 import os

@@ -4,9 +4,9 @@
 One group of bars per case (its name, and the graph, kernel, semiring and scale where the
 row has them), one bar per method in the group, so grblas_gpu and its peers (SuiteSparse,
 cuSPARSE, the vendor loops) stand side by side; the height is the median time, in s, ms or
-µs as the largest time reads best, on a log axis when the times span more than 100x. Rows without a time (skipped peers) are left out.
-Drawn with matplotlib's Figure and Agg canvas (pyplot is never touched); the file's suffix
-picks the format (.png, .svg, .pdf).
+µs as the largest time reads best, on a log axis when the times span more than 100x. Rows
+without a time (skipped peers) are left out. Drawn with matplotlib's Figure and Agg canvas
+(pyplot is never touched); the file's suffix picks the format (.png, .svg, .pdf).
 """
 __all__ = ["draw", "groups"]
 

@@ -16,14 +16,15 @@ per worker (SPMD, a rank each); inside a task the ranks exchange data through co
 A Matrix is split into row blocks holding about equal entries (1-D; a row is never split,
 a block may be empty); a Vector that goes with it is split at the same rows.
 
-What is distributed so far (grblas_gpu.distributed.ops says how each works): building from
-a local Matrix or Vector and gathering back; mxv and vxm with masks, accumulators and
-replace; ewise_add, ewise_mult and apply on vectors; reduce_scalar. Collectives run on CPU
-workers through Dask queues. Algorithms (grblas_gpu.distributed.algorithms): BFS levels,
-PageRank, SSSP (Bellman-Ford), connected components (label propagation) and triangle
-counting (L replicated), each one SPMD task per rank with its collectives inside the loop. Not written yet: NCCL between GPUs (and
-a LocalCUDACluster), transposed products, mxm, select, extract and assign, matrices'
-element-wise operations, building from files or the generator on the workers, FastSV.
+What is distributed so far (grblas_gpu.distributed.ops says how each works): building from a
+local Matrix or Vector and gathering back; mxv and vxm with masks, accumulators and replace;
+ewise_add, ewise_mult and apply on vectors; reduce_scalar. Collectives run on CPU workers
+through Dask queues. Algorithms (grblas_gpu.distributed.algorithms): BFS levels, PageRank,
+SSSP (Bellman-Ford), connected components (label propagation) and triangle counting (L
+replicated), each one SPMD task per rank with its collectives inside the loop. Not written
+yet: NCCL between GPUs (and a LocalCUDACluster), transposed products, mxm, select, extract
+and assign, matrices' element-wise operations, building from files or the generator on the
+workers, FastSV.
 """
 from .cluster import connect
 from .objects import DistMatrix, DistVector

@@ -2,11 +2,11 @@
 
 A communicator has ``rank``, ``size``, ``allgather(arrays)`` (every rank gives a tuple of
 arrays and receives every rank's tuple, in rank order) and ``alltoall(per_rank)`` (every
-rank gives one tuple for each rank and receives the tuple each rank gave it). ``QueueComm`` carries the arrays
-through Dask queues (one per rank, named by the run), for CPU workers: each message goes
-through the scheduler, once per collective, not per operation. A rank that waits longer
-than ``timeout`` seconds for the others (a worker died) raises InvalidValue naming the run,
-the rank and the collective, instead of hanging.
+rank gives one tuple for each rank and receives the tuple each rank gave it). ``QueueComm``
+carries the arrays through Dask queues (one per rank, named by the run), for CPU workers:
+each message goes through the scheduler, once per collective, not per operation. A rank that
+waits longer than ``timeout`` seconds for the others (a worker died) raises InvalidValue
+naming the run, the rank and the collective, instead of hanging.
 """
 import numpy as np
 
