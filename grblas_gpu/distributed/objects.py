@@ -16,7 +16,9 @@ __all__ = ["DistMatrix", "DistVector", "DistMask"]
 
 
 def _workers(client, nparts):
-    workers = sorted(client.scheduler_info()["workers"])
+    # (asked of the scheduler each time: Client.scheduler_info() returns a cache that a
+    # background refresh may have just replaced with one listing no workers)
+    workers = sorted(client.nthreads())
     if nparts is None:
         nparts = len(workers)
     if isinstance(nparts, bool) or not isinstance(nparts, int) or not 1 <= nparts <= len(
