@@ -1,6 +1,7 @@
 """Where an algorithm's time goes, operation by operation:
 ``python -m grblas_gpu.benchmarks.profile_ops [--scale N] [--algorithms bfs,pagerank]``; and the fixed
-cost of one small call: ``python -m grblas_gpu.benchmarks.profile_ops --fixed-cost [--n N]``.
+cost of one small call: ``python -m grblas_gpu.benchmarks.profile_ops --fixed-cost [--n N]
+[--launches]``.
 
 Wraps every public operation of ``grblas_gpu`` with a timer that synchronises the device
 before and after the call, runs each algorithm once to warm up (compiling kernels) and once
@@ -14,7 +15,17 @@ finding the slow operation, not for figures (``python -m grblas_gpu.benchmarks``
 ewise_add, select, reduce to a scalar, ``nvals``) on a random graph of n vertices, and the
 same call in python-graphblas when it is installed: the median µs per call of several
 timeit repeats, and our/its ratio. Small n makes the figure the host's fixed cost.
+
+``--launches`` (GPU, with PyTorch installed: its profiler is the CUPTI timeline Python has)
+records the same calls on a timeline of host-side CUDA API calls and reports, per call, the
+host µs from the call's start to its first device work (a kernel launch, copy or memset), the
+host µs in all, and the launches, copies and synchronisations it made. Two first rows show
+the floor the timeline sets: a marker with no call between, and one CuPy launch (``fill``).
+
+``--algorithms user_bfs,user_pagerank`` profiles the user-written loops of
+``benchmarks.user_algorithms`` at kron ``--scale`` (64 random sources' first; A symmetric).
 """
+import bisect
 import collections
 import functools
 import statistics
@@ -40,6 +51,7 @@ def _sync():
 class Profile:
     def __init__(self):
         self.rows = collections.defaultdict(lambda: [0, 0.0])
+        self.calls = []                    # (where, operation, seconds) in call order
         self.depth = 0
 
     def wrap(self, name, f):
@@ -57,9 +69,11 @@ class Profile:
             finally:
                 self.depth -= 1
                 _sync()
+                secs = time.perf_counter() - t0
                 row = self.rows[(where, name)]
                 row[0] += 1
-                row[1] += time.perf_counter() - t0
+                row[1] += secs
+                self.calls.append((where, name, secs))
         return timed_op
 
     def install(self):
@@ -69,8 +83,13 @@ class Profile:
             setattr(gg, name, self.wrap(name, originals[name]))
         return originals
 
-    def report(self, title, total):
-        print(f"\n== {title}: {total * 1e3:.2f} ms in all")
+    def report(self, title, total, sequence=False):
+        inside = sum(secs for _, secs in self.rows.values())
+        print(f"\n== {title}: {total * 1e3:.2f} ms in all, {inside * 1e3:.2f} ms in operations")
+        if sequence:
+            print(f"{'#':>4}  {'where':<28}{'operation':<16}{'ms':>10}")
+            for i, (where, name, secs) in enumerate(self.calls):
+                print(f"{i:>4}  {where:<28}{name:<16}{secs * 1e3:>10.3f}")
         print(f"{'where':<28}{'operation':<16}{'calls':>6}{'ms':>10}{'ms/call':>10}")
         for (where, name), (calls, secs) in sorted(self.rows.items(), key=lambda kv: -kv[1][1]):
             print(f"{where:<28}{name:<16}{calls:>6}{secs * 1e3:>10.3f}{secs * 1e3 / calls:>10.3f}")
@@ -223,9 +242,88 @@ def report_fixed_cost(rows, n):
         print(f"{name:<22}{us:>9.1f}{tail}")
 
 
+def _user_bfs(scale):
+    from grblas_gpu.benchmarks.cases_gap import make_graph, pick_sources
+    from grblas_gpu.benchmarks.user_algorithms import user_bfs
+
+    A = make_graph("kron", scale)
+    src = int(pick_sources(A, 1)[0])
+    return lambda: user_bfs(A, A, src)
+
+
+def _user_pagerank(scale):
+    from grblas_gpu.benchmarks.cases_gap import make_graph
+    from grblas_gpu.benchmarks.user_algorithms import user_pagerank
+
+    A = make_graph("kron", scale)
+    return lambda: user_pagerank(A, A)
+
+
+# ---------------------------------------------------------------- launches (CUPTI timeline)
+_WORK = ("cuLaunchKernel", "cudaLaunchKernel", "cuGraphLaunch", "cudaGraphLaunch",
+         "cudaMemcpy", "cuMemcpy", "cudaMemset", "cuMemset")
+_MARK = "cudaStreamQuery"     # a runtime call the operations never make: each call's start
+
+
+def launch_profile(n=1000, calls=100, seed=20261125):
+    """[(operation, host µs before its first device work, host µs in all, kernel launches,
+    copies and memsets, synchronisations)] per small call (medians over ``calls``), from the
+    CUDA API calls on PyTorch's profiler timeline. Each call starts with a marker API call
+    (``cudaStreamQuery``) rather than a PyTorch annotation, which costs far more host time."""
+    if not backend.is_gpu:
+        raise UsageError("--launches profiles kernel launches: it needs the CuPy backend")
+    try:
+        from torch.profiler import ProfilerActivity, profile
+    except ImportError:
+        raise UsageError("--launches reads a CUPTI timeline through PyTorch's profiler: "
+                         "install torch") from None
+    xp = backend.xp
+    mark = functools.partial(xp.cuda.runtime.streamQuery, 0)
+    ones = xp.ones(n)
+    # the floor the timeline itself sets: no call at all, and one CuPy launch
+    cases = {"(profiler floor)": lambda: None, "(one CuPy launch)": lambda: ones.fill(1.0),
+             **{k: ours for k, (ours, _) in _fixed_cost_cases(n, seed).items()}}
+    for f in cases.values():
+        f(), f()
+    _sync()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for f in cases.values():
+            for _ in range(calls):
+                mark()
+                f()
+            mark()
+            _sync()
+    api = sorted((e.time_range.start, e.name) for e in prof.events()
+                 if e.device_type.name == "CPU" and e.name.startswith("cu"))
+    marks = [i for i, (_, name) in enumerate(api) if name.startswith(_MARK)]
+    rows = []
+    for k, name in enumerate(cases):   # calls + 1 marks per operation
+        per_call = []
+        for m0, m1 in zip(marks[k * (calls + 1):(k + 1) * (calls + 1) - 1],
+                          marks[k * (calls + 1) + 1:(k + 1) * (calls + 1)]):
+            t0, inside = api[m0][0], api[m0 + 1:m1]
+            work = [t for t, nm in inside if nm.startswith(_WORK)]
+            per_call.append((work[0] - t0 if work else float("nan"), api[m1][0] - t0,
+                             sum(nm.startswith(_WORK[:4]) for _, nm in inside),
+                             sum(nm.startswith(_WORK[4:]) for _, nm in inside),
+                             sum("Synchronize" in nm for _, nm in inside)))
+        rows.append((name, *(statistics.median(c[i] for c in per_call) for i in range(5))))
+    return rows
+
+
+def report_launches(rows, n):
+    print(f"== host time per small call, n = {n} (CUPTI timeline, median of the calls)")
+    print(f"{'operation':<22}{'µs to work':>11}{'µs in all':>11}{'launches':>10}"
+          f"{'copies':>8}{'syncs':>7}")
+    for name, first, total, launches, copies, syncs in rows:
+        print(f"{name:<22}{first:>11.1f}{total:>11.1f}{launches:>10.0f}{copies:>8.0f}"
+              f"{syncs:>7.0f}")
+
+
 PROG = "python -m grblas_gpu.benchmarks.profile_ops"
 ALGORITHMS = {"bfs": _bfs, "pagerank": _pagerank, "sssp": _sssp,
-              "triangle_count": _triangle_count}
+              "triangle_count": _triangle_count, "user_bfs": _user_bfs,
+              "user_pagerank": _user_pagerank}
 
 
 def main(argv=None):
@@ -236,8 +334,15 @@ def main(argv=None):
                    help="time small calls against python-graphblas instead")
     p.add_argument("--n", type=int, default=1000, help="vertices for --fixed-cost")
     p.add_argument("--number", type=int, default=200, help="calls per timing for --fixed-cost")
+    p.add_argument("--sequence", action="store_true",
+                   help="also list every call in order (an algorithm's levels)")
+    p.add_argument("--launches", action="store_true",
+                   help="with --fixed-cost: host time to the first kernel launch (GPU, torch)")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     args = p.parse_args(argv)
+    if args.fixed_cost and args.launches:
+        report_launches(launch_profile(args.n, args.number), args.n)
+        return
     if args.fixed_cost:
         report_fixed_cost(fixed_cost(args.n, args.number), args.n)
         return
@@ -264,7 +369,7 @@ def main(argv=None):
         total = time.perf_counter() - t0
         for op, f in originals.items():
             setattr(gg, op, f)
-        prof.report(f"{name} at scale {args.scale}", total)
+        prof.report(f"{name} at scale {args.scale}", total, args.sequence)
 
 
 if __name__ == "__main__":

@@ -54,15 +54,17 @@ def out_degree(A, dtype=gg.INT64):
     return gg.mxv(gg.Vector(dtype, A.nrows), A, ones, semirings.plus_pair)
 
 
-def user_bfs(A, AT, source):
+def user_bfs(A, AT, source, deg=None):
     """BFS parents from ``source``: an INT64 Vector, π(source) = source, no entry where
-    unreached. ``AT``: Aᵀ (A itself when A is symmetric), or None to push only."""
+    unreached. ``AT``: Aᵀ (A itself when A is symmetric), or None to push only. ``deg``:
+    A's out-degrees (:func:`out_degree`), a property of the graph that LAGraph caches
+    (``G->out_degree``) and computes here when not given."""
     n = A.nrows
     pi = gg.Vector.from_coo([source], [source], size=n, dtype=gg.INT64)
     q = pi.dup()
     can_pull, push, any_pull = AT is not None, True, False
     if can_pull:
-        deg, w = out_degree(A), gg.Vector(gg.INT64, n)
+        deg, w = out_degree(A) if deg is None else deg, gg.Vector(gg.INT64, n)
     nq, last_nq, unexplored, visited = 1, 0, A.nvals, 1
     while visited < n:
         if can_pull and push:

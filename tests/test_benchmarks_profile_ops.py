@@ -32,3 +32,21 @@ def test_fixed_cost_report(capsys):
     profile_ops.main(["--fixed-cost", "--n", "100", "--number", "2"])
     out = capsys.readouterr().out
     assert "bfs step vxm" in out and "nvals" in out
+
+
+def test_launch_profile():
+    from grblas_gpu import backend
+    if not backend.is_gpu:   # NumPy: a usage error (exit 2, one line), not a traceback
+        code = profile_ops.run_main(profile_ops.PROG, profile_ops.main,
+                                    ["--fixed-cost", "--launches"])
+        assert code == 2
+        return
+    pytest.importorskip("torch")
+    rows = {r[0]: r[1:] for r in profile_ops.launch_profile(n=100, calls=5)}
+    floor_first, floor_all, floor_launches = rows["(profiler floor)"][:3]
+    assert floor_launches == 0 and np.isnan(floor_first)
+    first, total, launches = rows["(one CuPy launch)"][:3]
+    assert launches == 1 and 0 < first <= total
+    first, total, launches = rows["apply ainv"][:3]
+    assert launches >= 1 and 0 < first <= total
+    assert rows["nvals"][2] == 0

@@ -10,7 +10,7 @@ from grblas_gpu import algorithms
 import grblas_gpu as gg
 from grblas_gpu.benchmarks import cases_gap, cases_user
 from grblas_gpu.benchmarks.run import command
-from grblas_gpu.benchmarks.user_algorithms import user_bfs, user_pagerank
+from grblas_gpu.benchmarks.user_algorithms import out_degree, user_bfs, user_pagerank
 from conftest import lagraph_file
 from grblas_gpu import backend, generate, io
 
@@ -57,6 +57,9 @@ def check_user_bfs(A, source, AT):
     parents = pi.to_dense(fill=-1)
     dist, _ = algorithms.bfs(A, source)
     np.testing.assert_array_equal(tree_levels(S, parents, source), host(dist))
+    if AT is not None:   # the out-degrees given (cached per graph) search the same levels
+        given = user_bfs(A, AT, source, out_degree(A)).to_dense(fill=-1)
+        np.testing.assert_array_equal(tree_levels(S, given, source), host(dist))
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -178,8 +181,8 @@ def test_checks_catch_a_wrong_tree(monkeypatch):
 
     real = cases_user.user_bfs
 
-    def corrupt(A, AT, source):
-        pi = real(A, AT, source)
+    def corrupt(A, AT, source, deg=None):
+        pi = real(A, AT, source, deg)
         idx, vals = pi.to_coo()
         j = int(idx[idx != source][0])
         pi[j] = j                                             # its own parent
