@@ -123,8 +123,10 @@ def _local(a_block, meta):
 
 
 def _total(comm, x):
-    """Σ over the ranks of a number (an all-gather)."""
-    return float(sum(float(p[0][0]) for p in comm.allgather((np.array([x], dtype=np.float64),))))
+    """Σ over the ranks of a number (an all-gather, and one read of the sum)."""
+    xp = gg.backend.xp
+    got = comm.allgather((np.array([x], dtype=np.float64),))
+    return float(xp.concatenate([xp.asarray(p[0]) for p in got]).sum())
 
 
 def _bfs_rank(comm, rank, _, a_block, meta):
@@ -230,9 +232,8 @@ def _triangles_rank(comm, rank, _, a_block, meta):
     lo, n = int(meta["bounds"][rank]), meta["n"]
     # L_k: the block's rows of the strictly lower triangle (global column < global row)
     L_k = gg.select(gg.Matrix(gg.BOOL, A.nrows, n), A, "tril", thunk=lo - 1)
-    indptr, indices, _ = L_k.to_csr()
-    indptr, indices, _ = join_rows(comm.allgather((np.asarray(indptr, dtype=np.int64),
-                                                   np.asarray(indices))))
+    indptr, indices, _ = L_k.to_csr(device=True, values=False)
+    indptr, indices, _ = join_rows(comm.allgather((indptr, indices)), gg.backend.xp)
     L = gg.Matrix.from_csr(indptr, indices, True, ncols=n, dtype=gg.BOOL)
     # C_k⟨L_k.S⟩ = L_k plus.pair Lᵀ ;  this rank's count = Σ C_k
     C = gg.mxm(gg.Matrix(gg.INT64, A.nrows, n), L_k, L, semirings.plus_pair, mask=L_k.S,

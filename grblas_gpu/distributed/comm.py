@@ -10,6 +10,8 @@ naming the run, the rank and the collective, instead of hanging.
 """
 import numpy as np
 
+import grblas_gpu as gg
+
 from ..errors import InvalidValue
 
 __all__ = ["QueueComm"]
@@ -17,7 +19,8 @@ __all__ = ["QueueComm"]
 
 def _pack(arrays):
     """Arrays as msgpack-encodable (dtype, shape, bytes) triples (what a Dask queue holds)."""
-    return [(a.dtype.str, list(a.shape), a.tobytes()) for a in (np.asarray(x) for x in arrays)]
+    return [(a.dtype.str, list(a.shape), a.tobytes())
+            for a in (gg.backend.to_host(x) for x in arrays)]
 
 
 def _unpack(packed):
@@ -56,7 +59,7 @@ class QueueComm:
             if r != self.rank:
                 self._queue(r).put([self._round, self.rank, _pack(per_rank[r])])
         out = [None] * self.size
-        out[self.rank] = tuple(np.asarray(a) for a in per_rank[self.rank])
+        out[self.rank] = tuple(gg.backend.to_host(a) for a in per_rank[self.rank])
         for r in range(self.size):
             if out[r] is None and (self._round, r) in self._early:
                 out[r] = self._early.pop((self._round, r))

@@ -253,7 +253,7 @@ def _block(v):
 
 
 def _mxv_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, desc, meta):
-    idx, vals = join_entries(comm.allgather(u_block), meta["u_bounds"])
+    idx, vals = join_entries(comm.allgather(u_block), meta["u_bounds"], gg.backend.xp)
     u = gg.Vector.from_coo(idx, vals, size=meta["u_size"], dtype=meta["u_dtype"])
     A = gg.Matrix.from_csr(*a_block, ncols=meta["ncols"], dtype=meta["a_dtype"])
     n = _block_size(meta, rank)
@@ -279,11 +279,13 @@ def _vxm_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, d
 def to_owners(comm, v, bounds, monoid, size_k, dtype):
     """This rank's block (``size_k`` positions, of ``dtype``) of ⊕ over every rank's
     full-length partial ``v``, ⊕ ``monoid``: one all-to-all, each block of a partial sent to
-    the rank that owns it (``bounds``) and the ones received folded as duplicates."""
-    got = comm.alltoall(split_entries(*_block(v), bounds))
-    return gg.Vector.from_coo(np.concatenate([i for i, _ in got]),
-                              np.concatenate([x for _, x in got]), size=size_k, dtype=dtype,
-                              dup_op=monoid)
+    the rank that owns it (``bounds``) and the ones received folded as duplicates. The
+    entries stay on the device under CuPy."""
+    xp = gg.backend.xp
+    got = comm.alltoall(split_entries(*v.to_coo(device=True), bounds, xp))
+    return gg.Vector.from_coo(xp.concatenate([xp.asarray(i) for i, _ in got]),
+                              xp.concatenate([xp.asarray(x) for _, x in got]), size=size_k,
+                              dtype=dtype, dup_op=monoid)
 
 
 def _blockwise_rank(comm, rank, w_block, in_blocks, m_block, op, accum, desc, scalars, meta):

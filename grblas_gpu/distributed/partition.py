@@ -1,5 +1,9 @@
-"""Row blocks of a CSR matrix holding about equal entries (1-D partitioning), and the host
-arrays of blocks split and joined at their boundaries."""
+"""Row blocks of a CSR matrix holding about equal entries (1-D partitioning), and the arrays
+of blocks split and joined at their boundaries.
+
+The helpers take ``xp``, the array module of the arrays they get and make: NumPy on the
+client (blocks as Dask holds them), the engine's (``gg.backend.xp``) inside a rank, where
+what a collective returns may be device arrays."""
 import numpy as np
 
 __all__ = ["row_blocks", "split_entries", "join_entries", "join_rows"]
@@ -20,27 +24,32 @@ def row_blocks(indptr, nparts):
     return np.concatenate([[0], np.maximum.accumulate(cuts), [n]]).astype(np.int64)
 
 
-def split_entries(idx, vals, bounds):
+def split_entries(idx, vals, bounds, xp=np):
     """The entries (sorted global positions ``idx``, their ``vals``) of each block [b_k,
-    b_k+1), as (positions from the block's start, values) pairs."""
-    idx = np.asarray(idx, dtype=np.int64)
-    cuts = np.searchsorted(idx, bounds)
-    return [(idx[s:e] - lo, np.asarray(vals[s:e]))
+    b_k+1), as (positions from the block's start, values) pairs of ``xp`` arrays (one read
+    of the p + 1 cut points when they are device arrays)."""
+    idx, vals = xp.asarray(idx, dtype=xp.int64), xp.asarray(vals)
+    cuts = xp.searchsorted(idx, xp.asarray(bounds, dtype=xp.int64)).tolist()
+    return [(idx[s:e] - int(lo), vals[s:e])
             for lo, s, e in zip(bounds[:-1], cuts[:-1], cuts[1:])]
 
 
-def join_entries(parts, bounds):
+def join_entries(parts, bounds, xp=np):
     """(global positions, values) of the blocks' (positions from the block's start, values)
     pairs, in block order: :func:`split_entries` undone."""
-    return (np.concatenate([p[0] + lo for p, lo in zip(parts, bounds[:-1])]),
-            np.concatenate([p[1] for p in parts]))
+    return (xp.concatenate([xp.asarray(p[0], dtype=xp.int64) + int(lo)
+                            for p, lo in zip(parts, bounds[:-1])]),
+            xp.concatenate([xp.asarray(p[1]) for p in parts]))
 
 
-def join_rows(parts):
+def join_rows(parts, xp=np):
     """(indptr, indices, values) of row blocks' CSR arrays stacked in block order (each
     part (indptr from 0, indices, values...); values None when the parts carry none)."""
-    offsets = np.cumsum([0] + [len(p[1]) for p in parts])
-    indptr = np.concatenate([[0]] + [p[0][1:] + o for p, o in zip(parts, offsets)])
-    indices = np.concatenate([p[1] for p in parts])
-    values = np.concatenate([p[2] for p in parts]) if all(len(p) > 2 for p in parts) else None
+    offsets = np.cumsum([0] + [len(p[1]) for p in parts]).tolist()
+    indptr = xp.concatenate([xp.zeros(1, dtype=xp.int64)]
+                            + [xp.asarray(p[0][1:], dtype=xp.int64) + o
+                               for p, o in zip(parts, offsets)])
+    indices = xp.concatenate([xp.asarray(p[1]) for p in parts])
+    values = xp.concatenate([xp.asarray(p[2]) for p in parts]) \
+        if all(len(p) > 2 for p in parts) else None
     return indptr, indices, values
