@@ -1,13 +1,28 @@
-"""A Dask client for the distributed objects: an existing one, or a local cluster."""
+"""A Dask client for the distributed objects: an existing one, or a local cluster's.
+
+On the CuPy backend the local cluster has one worker process per visible GPU, worker i
+seeing GPU i first (``CUDA_VISIBLE_DEVICES`` rotated, as dask-cuda sets it), one thread
+each, the engine on CuPy there too: ``dask_cuda.LocalCUDACluster`` when dask-cuda imports,
+else the same workers as a ``distributed.SpecCluster`` (:func:`gpu_cluster_spec`). On
+NumPy it has ``n_workers`` CPU processes (``distributed.LocalCluster``)."""
+import logging
+import os
+
+import grblas_gpu as gg
 from ..errors import InvalidValue, NotSupported
 
-__all__ = ["connect"]
+__all__ = ["connect", "visible_devices", "device_list", "gpu_cluster_spec"]
+
+# what a GPU worker's engine runs on (inherited by the worker process before it imports)
+_GPU_ENV = {"GRBLAS_GPU_BACKEND": "cupy"}
 
 
-def connect(client=None, *, n_workers=None):
-    """The ``distributed.Client`` given, or a new local cluster's: ``n_workers`` worker
-    processes of one thread each (default: the CPU count, at most 4), on CPU. (A GPU
-    cluster, dask_cuda.LocalCUDACluster with a worker per GPU, is not supported yet.)"""
+def connect(client=None, *, n_workers=None, dask_cuda=None):
+    """The ``distributed.Client`` given, or a new local cluster's. On CuPy: one worker per
+    visible GPU (``n_workers``: the first n of them), through dask-cuda when it imports
+    (``dask_cuda``: None, True to require it, False for the SpecCluster of the same
+    workers). On NumPy: ``n_workers`` worker processes of one thread each (default: the CPU
+    count, at most 4)."""
     try:
         import distributed
     except ImportError:
@@ -18,12 +33,76 @@ def connect(client=None, *, n_workers=None):
             raise InvalidValue(f"connect: client must be a distributed.Client, got "
                                f"{type(client).__name__}")
         return client
-    if n_workers is None:
-        import os
-
-        n_workers = min(4, os.cpu_count() or 1)
-    if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
+    if dask_cuda not in (None, True, False):
+        raise InvalidValue(f"connect: dask_cuda must be None, True or False, got {dask_cuda!r}")
+    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int)
+                                  or n_workers < 1):
         raise InvalidValue(f"connect: n_workers must be an integer >= 1, got {n_workers!r}")
+    if gg.backend.is_gpu:
+        return distributed.Client(_gpu_cluster(n_workers, dask_cuda))
+    n_workers = n_workers or min(4, os.cpu_count() or 1)
     cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
                                        processes=True, dashboard_address=None)
     return distributed.Client(cluster)
+
+
+def device_list(count, visible=None):
+    """The ids of the ``count`` GPUs CUDA shows: the first ``count`` of
+    ``CUDA_VISIBLE_DEVICES`` (``visible``) when it is set, else 0 .. count-1."""
+    if visible is None:
+        return [str(i) for i in range(count)]
+    return [d.strip() for d in visible.split(",") if d.strip()][:count]
+
+
+def visible_devices():
+    """The GPUs this process sees (CUDA's count, CUDA_VISIBLE_DEVICES honoured), by id."""
+    return device_list(gg.backend.xp.cuda.runtime.getDeviceCount(),
+                       os.environ.get("CUDA_VISIBLE_DEVICES"))
+
+
+def gpu_cluster_spec(devices, n_workers=None):
+    """(scheduler, workers): a ``distributed.SpecCluster``'s specification of one Nanny
+    worker per device of ``devices`` (the first ``n_workers``), one thread each, worker i
+    seeing ``devices`` rotated to start at its own and running the engine on CuPy; on
+    127.0.0.1, without dashboards, the host memory shared out evenly."""
+    from distributed import Nanny, Scheduler
+    from distributed.system import MEMORY_LIMIT
+
+    devices = [str(d) for d in devices]
+    n = len(devices) if n_workers is None else n_workers
+    if not 1 <= n <= len(devices):
+        raise InvalidValue(f"connect: one worker per GPU: n_workers must lie in [1, "
+                           f"{len(devices)}], got {n}")
+    scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard": False,
+                                               "dashboard_address": None}}
+    workers = {}
+    for i in range(n):
+        env = dict(_GPU_ENV, CUDA_VISIBLE_DEVICES=",".join(devices[i:] + devices[:i]))
+        workers[f"gpu-{i}"] = {"cls": Nanny, "options": {
+            "nthreads": 1, "host": "127.0.0.1", "dashboard": False, "env": env,
+            "memory_limit": MEMORY_LIMIT // n, "silence_logs": logging.WARN}}
+    return scheduler, workers
+
+
+def _gpu_cluster(n_workers, use_dask_cuda):
+    devices = visible_devices()
+    gpu_cluster_spec(devices, n_workers)        # (checks n_workers against the GPUs)
+    if use_dask_cuda is not False:
+        try:
+            from dask_cuda import LocalCUDACluster
+        except Exception as e:   # noqa: BLE001  (absent, or its CUDA packages are)
+            if use_dask_cuda:
+                raise NotSupported(f"connect: dask_cuda does not import here "
+                                   f"({type(e).__name__}: {e})") from None
+        else:
+            import dask
+
+            # (dask-cuda sets each worker's env to CUDA_VISIBLE_DEVICES alone)
+            with dask.config.set({"distributed.nanny.environ": _GPU_ENV}):
+                return LocalCUDACluster(CUDA_VISIBLE_DEVICES=devices, n_workers=n_workers,
+                                        threads_per_worker=1, dashboard_address=None)
+    from distributed import SpecCluster
+
+    scheduler, workers = gpu_cluster_spec(devices, n_workers)
+    return SpecCluster(workers=workers, scheduler=scheduler, silence_logs=logging.WARN,
+                       name="grblas_gpu GPU workers")
