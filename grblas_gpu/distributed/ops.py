@@ -9,6 +9,11 @@ entries live:
   exchanged (all-to-all) and each rank folds the ones for its block of w with ⊕.
 - ewise_add, ewise_mult, apply: block by block, nothing exchanged.
 - reduce_scalar: each rank's ⊕ of its block, folded on the client.
+
+The collectives (:mod:`grblas_gpu.distributed.comm`) are NCCL between GPU workers and Dask
+queues otherwise (``collectives``). They return device or host arrays, so a rank takes
+either into the engine's array module (``gg.backend.xp``) and keeps what it exchanges on
+the device; blocks stored in Dask stay host arrays.
 """
 import uuid
 
@@ -17,7 +22,7 @@ import numpy as np
 import grblas_gpu as gg
 from grblas_gpu import semirings
 from ..errors import DimensionMismatch, InvalidValue, NotSupported
-from .comm import QueueComm
+from . import comm as comms
 from .objects import DistMask, DistMatrix, DistVector
 from .partition import join_entries, split_entries
 
@@ -172,6 +177,11 @@ def _out_meta(w, mask):
 # set on the workers (client.run) to change it
 comm_timeout = 120.0
 
+# the ranks' collectives, read on the client at each call: "auto" (NCCL when the workers
+# run the engine on CuPy and cupy.cuda.nccl imports, Dask queues otherwise), "nccl" or
+# "queue" (see grblas_gpu.distributed.comm.choose)
+collectives = "auto"
+
 
 def _mask_blocks(mask, p):
     return [None] * p if mask is None else mask.vector.blocks
@@ -181,16 +191,30 @@ def _run(w, rank_fn, *per_rank_and_shared, collective=True):
     """rank_fn(comm, rank, w_block, *args) on every rank of w's workers, the arguments
     that are lists of p taken per rank; w's blocks become the results. Waits for every rank
     and raises the first rank's error as it was raised there."""
-    from distributed import wait
-
     run, p, client = uuid.uuid4().hex, w.nparts, w.client
+    if collectives not in comms.SETTINGS:
+        raise InvalidValue(f"distributed: ops.collectives must be one of {comms.SETTINGS}, "
+                           f"got {collectives!r}")
+    grp = comms.group(client, w.workers, collectives) if collective else None
     futures = []
     for k in range(p):
         args = [a[k] if isinstance(a, list) and len(a) == p else a
                 for a in per_rank_and_shared]
-        futures.append(client.submit(_rank, rank_fn, run if collective else None, k, p,
+        futures.append(client.submit(_rank, rank_fn, run if collective else None, grp, k, p,
                                      w.blocks[k], *args, workers=[w.workers[k]],
                                      allow_other_workers=False, pure=False))
+    try:
+        _wait_all(futures)
+    except Exception:
+        if collective:   # (a rank may have died, or stopped inside the communicator)
+            comms.forget(client, w.workers)
+        raise
+    w.blocks = futures
+
+
+def _wait_all(futures):
+    from distributed import wait
+
     pending = set(futures)
     while pending:   # the first error as soon as it comes: a rank on a dead worker never ends
         try:
@@ -205,7 +229,6 @@ def _run(w, rank_fn, *per_rank_and_shared, collective=True):
                 for other in pending:
                     other.cancel()
                 _raise(f, futures.index(f))
-    w.blocks = futures
 
 
 def _raise(future, rank):
@@ -221,8 +244,8 @@ def _raise(future, rank):
                            "died") from None
 
 
-def _rank(rank_fn, run, rank, size, w_block, *args):
-    comm = QueueComm(run, rank, size, timeout=comm_timeout) if run is not None else None
+def _rank(rank_fn, run, grp, rank, size, w_block, *args):
+    comm = None if run is None else comms.make(run, grp, rank, size, comm_timeout)
     try:
         return rank_fn(comm, rank, w_block, *args)
     finally:
