@@ -10,21 +10,26 @@
     w.gather()                                    # a local Vector
 
 The model (cuGraph's multi-GPU layer): Dask places the blocks (each an ordinary
-grblas_gpu object's CSR or COO arrays, living on one worker) and starts the work, one task
-per worker (SPMD, a rank each); inside a task the ranks exchange data through collectives
-(:mod:`grblas_gpu.distributed.comm`), not through one scheduler round trip per operation.
-A Matrix is split into row blocks holding about equal entries (1-D; a row is never split,
-a block may be empty); a Vector that goes with it is split at the same rows.
+grblas_gpu object's CSR or COO arrays, host arrays living on one worker) and starts the work,
+one task per worker (SPMD, a rank each); inside a task the ranks exchange data through
+collectives (:mod:`grblas_gpu.distributed.comm`), not through one scheduler round trip per
+operation. A Matrix is split into row blocks holding about equal entries (1-D; a row is
+never split, a block may be empty); a Vector that goes with it is split at the same rows.
+
+On the CuPy backend ``connect()`` starts one worker per visible GPU (dask-cuda's
+LocalCUDACluster when it imports, else the same workers as a SpecCluster), each rank runs
+the engine on its GPU and the collectives are NCCL's (``cupy.cuda.nccl``: one communicator
+per set of workers, kept for later runs); on NumPy, CPU worker processes exchange through
+Dask queues.
 
 What is distributed so far (grblas_gpu.distributed.ops says how each works): building from a
 local Matrix or Vector and gathering back; mxv and vxm with masks, accumulators and replace;
-ewise_add, ewise_mult and apply on vectors; reduce_scalar. Collectives run on CPU workers
-through Dask queues. Algorithms (grblas_gpu.distributed.algorithms): BFS levels, PageRank,
-SSSP (Bellman-Ford), connected components (label propagation) and triangle counting (L
-replicated), each one SPMD task per rank with its collectives inside the loop. Not written
-yet: NCCL between GPUs (and a LocalCUDACluster), transposed products, mxm, select, extract
-and assign, matrices' element-wise operations, building from files or the generator on the
-workers, FastSV.
+ewise_add, ewise_mult and apply on vectors; reduce_scalar. Algorithms
+(grblas_gpu.distributed.algorithms): BFS levels, PageRank, SSSP (Bellman-Ford), connected
+components (label propagation) and triangle counting (L replicated), each one SPMD task per
+rank with its collectives inside the loop. Not written yet: transposed products, mxm,
+select, extract and assign, matrices' element-wise operations, building from files or the
+generator on the workers, FastSV, a reduce-scatter of dense partials.
 """
 from .cluster import connect
 from .objects import DistMatrix, DistVector
