@@ -279,6 +279,50 @@ def test_nccl_comm_refuses_what_it_cannot_carry():
     assert not c.failed     # (refused before anything was sent)
 
 
+def _split(A, p):
+    """A's row blocks as DistMatrix.from_matrix makes them: (bounds, CSR blocks)."""
+    from grblas_gpu.distributed.partition import row_blocks
+
+    indptr, indices, values = A.to_csr()
+    bounds = row_blocks(indptr, p)
+    return bounds, [(indptr[lo:hi + 1] - indptr[lo], indices[indptr[lo]:indptr[hi]],
+                     values[indptr[lo]:indptr[hi]]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_the_algorithms_ranks_over_nccl_comms_protocol(size):
+    """The distributed algorithms' rank functions, each rank a thread with an NcclComm over
+    the in-process transport: their traffic (int64 positions, FP32 / INT64 / BOOL values,
+    empty parts, CSR arrays) gives the local results."""
+    from grblas_gpu.algorithms import bfs, connected_components, triangle_count
+    from grblas_gpu.benchmarks.user_algorithms import user_pagerank
+    from grblas_gpu.distributed import algorithms as dalg
+    from grblas_gpu.distributed.partition import join_entries
+
+    A = gg.generate.karate()
+    bounds, blocks = _split(A, size)
+    meta = dict(n=A.nrows, bounds=bounds, dtype=A.dtype.name)
+
+    def run(fn, dtype, **extra):
+        got, _ = _on_threads(size, lambda c: fn(c, c.rank, None, blocks[c.rank],
+                                                dict(meta, **extra)))
+        assert not any(isinstance(g, Exception) for g in got), got
+        idx, vals = join_entries([g[:2] for g in got], bounds)
+        return gg.Vector.from_coo(idx, vals, size=A.nrows, dtype=dtype), got
+
+    ranks, got = run(dalg._pagerank_rank, "FP32", damping=0.85, tol=1e-4, max_iter=100)
+    expect, its = user_pagerank(A, None)
+    assert got[0][2] == its and ranks.isequal(expect, tolerance=1e-5)
+    levels, _ = run(dalg._bfs_rank, "INT64", source=5)
+    d = np.asarray(gg.backend.to_host(bfs(A, 5)[0])).astype(np.int64)
+    assert levels.nvals == A.nrows and np.array_equal(levels.to_dense(), d)
+    labels, _ = run(dalg._components_rank, "INT64")
+    assert np.array_equal(labels.to_dense(),
+                          np.asarray(gg.backend.to_host(connected_components(A))))
+    _, got = run(dalg._triangles_rank, "INT64")
+    assert got[0][2] == triangle_count(A)
+
+
 # ------------------------------------------------------------------------------ on GPUs
 @gpu_only
 def test_nccl_in_this_process_with_one_rank():
