@@ -1,7 +1,7 @@
 """Where an algorithm's time goes, operation by operation:
-``python -m grblas_gpu.benchmarks.profile_ops [--scale N] [--algorithms bfs,pagerank]
-[--sequence]``; and the fixed cost of one small call:
-``python -m grblas_gpu.benchmarks.profile_ops --fixed-cost [--n N] [--launches]``.
+``python -m grblas_gpu.benchmarks.profile_ops [--scale N] [--algorithms bfs,pagerank]``; and the fixed
+cost of one small call: ``python -m grblas_gpu.benchmarks.profile_ops --fixed-cost [--n N]
+[--launches]``.
 
 Wraps every public operation of ``grblas_gpu`` with a timer that synchronises the device
 before and after the call, runs each algorithm once to warm up (compiling kernels) and once

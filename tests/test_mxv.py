@@ -374,42 +374,6 @@ def test_direction_choice_and_trace(rng):
     assert MXV.choose_direction(50, 1000, 0.01).direction == "pull"
 
 
-@pytest.mark.parametrize("op", ["mxv", "vxm"])
-def test_direction_counts_a_hubs_edges(op, monkeypatch):
-    """A frontier of hubs pulls (Beamer's rule from its edges), a smaller one of leaves
-    pushes (the density rule: too few to be hubs); the results equal the forced
-    directions'. (Edges are counted only in products of HUB_MIN_ENTRIES or more.)"""
-    monkeypatch.setattr(MXV, "HUB_MIN_ENTRIES", 0)
-    n = 4096
-    hubs = np.arange(8)
-    # 8 hubs joined to every vertex, and a ring: the hubs hold most of the edges
-    r = np.concatenate([np.repeat(hubs, n), np.tile(np.arange(n), 8), np.arange(n)])
-    c = np.concatenate([np.tile(np.arange(n), 8), np.repeat(hubs, n), (np.arange(n) + 1) % n])
-    keys = np.unique(r * n + c)
-    A = gg.Matrix.from_coo(keys // n, keys % n, True, nrows=n, ncols=n)
-    seen = []
-    MXV.trace = lambda what, choice: seen.append(choice)
-    try:
-        for frontier, expect in ((hubs, "pull"), (np.arange(100, 102), "push")):
-            u = gg.Vector.from_coo(frontier, True, size=n)
-
-            def call(d):
-                w = gg.Vector(gg.BOOL, n)
-                return (gg.mxv(w, A, u, "any_pair", direction=d) if op == "mxv" else
-                        gg.vxm(w, u, A, "any_pair", direction=d))
-            chosen = call(None)
-            assert seen[-1].direction == expect, seen[-1].reason
-            assert chosen.isequal(call("push")) and chosen.isequal(call("pull"))
-    finally:
-        MXV.trace = None
-    assert "edges" in seen[0].reason and "density" in seen[-3].reason
-    monkeypatch.setattr(MXV, "HUB_MIN_ENTRIES", A.nvals + 1)   # too small to count
-    gg.mxv(gg.Vector(gg.BOOL, n), A, gg.Vector.from_coo(hubs, True, size=n), "any_pair")
-    assert MXV.last_choice.direction == "push" and "density" in MXV.last_choice.reason
-    assert MXV.choose_by_edges(10, 1000, 1.0).direction == "push"
-    assert MXV.choose_by_edges(500, 1000, 1.0).direction == "pull"
-
-
 # ---------------------------------------------------------------- multi-stage requests
 @pytest.mark.parametrize("buffers", ["sparse", "dense"])
 @pytest.mark.parametrize("op", ["mxv", "vxm"])

@@ -19,9 +19,8 @@ operation's order. Two methods compute it (LAGraph's BFS names them):
                                  (u held as a bitmap is listed on the device, and T left a
                                  bitmap: a push then reads nothing back to the host).
 
-:func:`choose_direction` picks one (GraphBLAST's rule, below), or :func:`choose_by_edges`
-(Beamer's, from the frontier's edges, counted when its vertices may be hubs); ``direction=``
-forces it. The choice is reported in ``last_choice`` and to ``trace`` (a callable) when set.
+:func:`choose_direction` picks one (GraphBLAST's rule, below); ``direction=`` forces it. The
+choice is reported in ``last_choice`` and to ``trace`` (a callable) when set.
 
 Requests (oneMKL multi-stage, for a Vector output):
     FILL_NNZ      compute R = (w⟨m, replace⟩ = accum(w, T)) aside; w.nvals reports R's count,
@@ -63,15 +62,6 @@ __all__ = ["mxv", "vxm"]
 # neither, and may stop rows early. A pushed edge costs about PUSH_EDGE_COST pulled ones, so
 # push when density(u) * PUSH_EDGE_COST < allowed (1/8 of u present, unmasked).
 PUSH_EDGE_COST = 8.0
-# density(u) stands for the fraction of B's entries a push reads, which holds when u's
-# entries have B's average degree. On skewed graphs (R-MAT, social) a frontier's first
-# vertices are the hubs, with many times that: Beamer's rule counts the frontier's edges
-# instead. They are counted (one device read, ~40 µs) when the density rule says push but a
-# frontier of B's largest vectors would say pull (B's largest length over its average,
-# found once per matrix, bounds how far the estimate can be off: on a uniform graph it
-# almost never counts), and B is large enough (HUB_MIN_ENTRIES) for a wrong direction to
-# cost more than the count.
-HUB_MIN_ENTRIES = 2**24
 
 
 class Choice(NamedTuple):
@@ -82,10 +72,9 @@ class Choice(NamedTuple):
     def reason(self):
         if isinstance(self.why, str):
             return self.why
-        fraction, allowed, *counted = self.why
-        what = "u's edges / B's" if counted else "u density"
+        density, allowed = self.why
         op = "<" if self.direction == "push" else ">="
-        return (f"{what} {fraction:.3g} x {PUSH_EDGE_COST:g} {op} allowed "
+        return (f"u density {density:.3g} x {PUSH_EDGE_COST:g} {op} allowed "
                 f"fraction {allowed:.3g}")
 
 
@@ -99,14 +88,6 @@ def choose_direction(u_nvals, u_size, allowed_fraction):
     density = u_nvals / max(u_size, 1)
     direction = "push" if density * PUSH_EDGE_COST < allowed_fraction else "pull"
     return Choice(direction, (density, allowed_fraction))
-
-
-def choose_by_edges(u_edges, b_nvals, allowed_fraction):
-    """Beamer's form of the rule: 'push' when the edges out of u's entries, as a fraction of
-    B's entries, times PUSH_EDGE_COST stay below the allowed fraction of the outputs."""
-    fraction = u_edges / max(b_nvals, 1)
-    direction = "push" if fraction * PUSH_EDGE_COST < allowed_fraction else "pull"
-    return Choice(direction, (fraction, allowed_fraction, "edges"))
 
 
 # ---------------------------------------------------------------- public API
@@ -161,9 +142,6 @@ def _product(w, A, u, semiring, mask, accum, desc, request, direction, *, matrix
     reads_a, reads_u = prod.reads
     with oom_guard(what):
         choice = _choose(u, mask, nrows, direction)
-        if choice.direction == "push" and choice.why != "forced" and A.nvals >= HUB_MIN_ENTRIES:
-            choice = _hubs_checked(choice, u, A, not b_is_a,
-                                   _compressed(A, not b_is_a, a_structure, reads_a))
         _report(what, choice)
         full = None  # T's count, when known without counting
         if allows_nothing(mask):  # w⟨!NULL⟩: nothing to compute
@@ -206,30 +184,6 @@ def _choose(u, mask, nout, direction):
         frac = mask.parent._nvals / max(nout, 1)  # value masks may allow fewer: an estimate
         allowed = 1.0 - frac if mask.complement else frac
     return choose_direction(u._nvals, u.size, allowed)
-
-
-def _hubs_checked(choice, u, A, by_rows, B):
-    """The density rule's push, or Beamer's choice from u's edges where the frontier may
-    hold B's largest vectors (see HUB_MIN_ENTRIES above)."""
-    density, allowed = choice.why
-    skew = _longest(A, by_rows, B) / max(len(B.idx) / max(len(B.ptr) - 1, 1), 1e-300)
-    if density * skew * PUSH_EDGE_COST < allowed:
-        return choice           # even u's entries all as long as the longest would push
-    # Σ of the lengths of u's vectors in B: one device read (u here has a count, so a
-    # sparse form: a bitmap u pulls)
-    idx = u._sparse()[0]
-    edges = backend.to_scalar((B.ptr[1:].take(idx) - B.ptr[:-1].take(idx)).sum())
-    return choose_by_edges(int(edges), len(B.idx), allowed)
-
-
-def _longest(A, by_rows, B):
-    """The length of B's longest vector (A's rows or columns), read once and cached."""
-    key = ("longest", by_rows)
-    known = A._cache.get(key)
-    if known is None:
-        known = A._caching()[key] = int(backend.to_scalar(
-            (B.ptr[1:] - B.ptr[:-1]).max())) if len(B.ptr) > 1 else 0
-    return known
 
 
 def _report(what, choice):
