@@ -455,3 +455,17 @@ def test_dask_cuda_is_used_when_it_imports():
         cl = c.cluster
         c.close()
         cl.close()
+
+
+@cpu_only
+def test_a_cluster_that_does_not_start_is_invalid_value(monkeypatch):
+    """Dask's own failure to start workers (a script without a __main__ guard) comes out
+    as InvalidValue naming it, not as Dask's RuntimeError."""
+    import distributed
+
+    def fails(*args, **kwargs):
+        raise RuntimeError("Nanny failed to start.")
+
+    monkeypatch.setattr(distributed, "LocalCluster", fails)
+    with pytest.raises(gg.InvalidValue, match="did not start .RuntimeError: Nanny failed"):
+        dist.connect(n_workers=1)

@@ -38,12 +38,40 @@ def connect(client=None, *, n_workers=None, dask_cuda=None):
     if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int)
                                   or n_workers < 1):
         raise InvalidValue(f"connect: n_workers must be an integer >= 1, got {n_workers!r}")
-    if gg.backend.is_gpu:
-        return distributed.Client(_gpu_cluster(n_workers, dask_cuda))
-    n_workers = n_workers or min(4, os.cpu_count() or 1)
-    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
-                                       processes=True, dashboard_address=None)
-    return distributed.Client(cluster)
+    try:
+        if gg.backend.is_gpu:
+            cluster = _gpu_cluster(n_workers, dask_cuda)
+        else:
+            n_workers = n_workers or min(4, os.cpu_count() or 1)
+            cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                               processes=True, dashboard_address=None)
+    except gg.GraphBLASError:
+        raise
+    except Exception as e:   # noqa: BLE001  (Dask's: a worker process that did not start)
+        raise InvalidValue(f"connect: the local cluster did not start ({type(e).__name__}: "
+                           f"{str(e).splitlines()[0] if str(e) else ''}); a script that "
+                           "starts one needs `if __name__ == '__main__':`, as any "
+                           "multiprocessing program") from None
+    return _started(distributed.Client(cluster), len(cluster.worker_spec))
+
+
+# seconds connect() waits for its local cluster's workers to register
+START_TIMEOUT = 120.0
+
+
+def _started(client, expected):
+    """The client once all ``expected`` workers have registered (a cluster's constructor may
+    return before its workers are up; a GPU worker takes seconds), else InvalidValue."""
+    try:
+        client.wait_for_workers(expected, timeout=START_TIMEOUT)
+    except Exception as e:   # noqa: BLE001  (Dask's TimeoutError, a worker that failed)
+        up = len(client.nthreads())
+        cluster = client.cluster
+        client.close()
+        cluster.close()
+        raise InvalidValue(f"connect: {up} of the local cluster's {expected} workers started "
+                           f"within {START_TIMEOUT:g} s ({type(e).__name__})") from None
+    return client
 
 
 def device_list(count, visible=None):
