@@ -349,3 +349,55 @@ def test_a_worker_dying_mid_run_raises_instead_of_hanging():
         cluster = c.cluster
         c.close()
         cluster.close()
+
+
+def test_a_block_is_built_once_per_worker_and_let_go_with_it(client):
+    """A DistMatrix's blocks become Matrices on their workers at their first use, are found
+    again by later calls (the same results), and go when the DistMatrix goes."""
+    import gc
+
+    from grblas_gpu.distributed import resident
+
+    def kept():
+        return sum(client.run(resident.kept).values())
+
+    gc.collect()
+    client.run(gc.collect)
+    before = kept()
+    A = gg.generate.rmat(7, 8, seed=3, symmetric=True)
+    D = dist.DistMatrix.from_matrix(A, client)
+    first, _ = dist.pagerank(D)
+    assert kept() == before + D.nparts
+    second, _ = dist.pagerank(D)
+    levels = dist.bfs_levels(D, 0)
+    assert kept() == before + D.nparts
+    assert first.gather().isequal(second.gather())
+    assert levels.gather().nvals > 0
+    del D, first, second, levels
+    gc.collect()
+    for _ in range(50):   # Dask releases the blocks asynchronously
+        client.run(gc.collect)
+        if kept() == before:
+            break
+        import time
+        time.sleep(0.1)
+    assert kept() == before
+
+
+def test_resident_matrix_in_process():
+    from grblas_gpu.distributed import resident
+
+    indptr, indices, values = (np.array([0, 1, 2], dtype=np.int64), np.array([1, 0]),
+                               np.array([1.0, 2.0]))
+    block = (indptr, indices, values)
+    A = resident.matrix(block, 2, "FP64")
+    assert resident.matrix(block, 2, "FP64") is A
+    assert resident.matrix(block, 3, "FP64") is not A          # another shape: rebuilt
+    twin = (indptr.copy(), indices, values)
+    assert resident.matrix(twin, 2, "FP64") is not A           # equal arrays, another block
+    assert A.isequal(gg.Matrix.from_csr(*block, ncols=2))
+    n = resident.kept()
+    del block, indptr, twin
+    import gc
+    gc.collect()
+    assert resident.kept() < n

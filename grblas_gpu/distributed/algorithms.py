@@ -37,6 +37,7 @@ import numpy as np
 import grblas_gpu as gg
 from grblas_gpu import semirings
 from ..errors import IndexOutOfBounds, InvalidValue
+from . import resident
 from .objects import DistMatrix, DistVector
 from .ops import _block, _run, _vector, to_owners
 from .partition import join_rows
@@ -119,7 +120,7 @@ def _check_square(A, op):
 
 # ------------------------------------------------------------------------------ the ranks
 def _local(a_block, meta):
-    return gg.Matrix.from_csr(*a_block, ncols=meta["n"], dtype=meta["dtype"])
+    return resident.matrix(a_block, meta["n"], meta["dtype"])
 
 
 def _total(comm, x):

@@ -22,7 +22,7 @@ import numpy as np
 import grblas_gpu as gg
 from grblas_gpu import semirings
 from ..errors import DimensionMismatch, InvalidValue, NotSupported
-from . import comm as comms
+from . import comm as comms, resident
 from .objects import DistMask, DistMatrix, DistVector
 from .partition import join_entries, split_entries
 
@@ -278,7 +278,7 @@ def _block(v):
 def _mxv_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, desc, meta):
     idx, vals = join_entries(comm.allgather(u_block), meta["u_bounds"], gg.backend.xp)
     u = gg.Vector.from_coo(idx, vals, size=meta["u_size"], dtype=meta["u_dtype"])
-    A = gg.Matrix.from_csr(*a_block, ncols=meta["ncols"], dtype=meta["a_dtype"])
+    A = resident.matrix(a_block, meta["ncols"], meta["a_dtype"])
     n = _block_size(meta, rank)
     w = _vector(w_block, n, meta["w_dtype"])
     gg.mxv(w, A, u, semiring, mask=_mask(m_block, n, meta), accum=accum, desc=desc)
@@ -286,7 +286,7 @@ def _mxv_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, d
 
 
 def _vxm_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, desc, meta):
-    A = gg.Matrix.from_csr(*a_block, ncols=meta["ncols"], dtype=meta["a_dtype"])
+    A = resident.matrix(a_block, meta["ncols"], meta["a_dtype"])
     u = _vector(u_block, A.nrows, meta["u_dtype"])
     # this rank's rows' partial product over every column, in ⊕'s type
     partial = gg.vxm(gg.Vector(meta["t_dtype"], meta["ncols"]), u, A, semiring)
