@@ -15,7 +15,8 @@ grblas_gpu.benchmarks.user_algorithms.user_pagerank with vxm), d the out-degrees
 
     t_k = r_k ;  s = Σ_k +/(t_k .* sink_k)            (an all-gather of p numbers)
     w_k = t_k ./ d_k ;  r_k(:) = (1 - damping) / n + s
-    r_k += ⊕ of the partials w_j plus.first A_j for block k   (all-to-all)
+    r_k += Σ of the partials w_j plus.first A_j for block k   (dense slices all-to-all,
+                                                               added: a reduce-scatter)
     stop when Σ_k ||t_k - r_k||₁ <= tol
 
 SSSP (Bellman-Ford over a frontier, as BFS with min.plus): per round the frontier's rows give
@@ -130,6 +131,20 @@ def _total(comm, x):
     return float(xp.concatenate([xp.asarray(p[0]) for p in got]).sum())
 
 
+def _summed(comm, partial, bounds):
+    """This rank's block of Σ over the ranks' full-length partials, as a full Vector: each
+    partial goes out densely, a slice to each owner, and the slices received are added (a
+    reduce-scatter; no entry lists to sort). Positions no rank reached hold 0, which is
+    right where the sum is added to something (r += ...), and only there."""
+    xp = gg.backend.xp
+    dense = partial.to_dense(0, device=True)
+    got = comm.alltoall([(dense[lo:hi],) for lo, hi in zip(bounds[:-1], bounds[1:])])
+    total = xp.asarray(got[0][0]).copy()
+    for (piece,) in got[1:]:
+        total += xp.asarray(piece)
+    return gg.Vector.from_dense(total)
+
+
 def _bfs_rank(comm, rank, _, a_block, meta):
     A = _local(a_block, meta)
     lo, hi = meta["bounds"][rank], meta["bounds"][rank + 1]
@@ -173,8 +188,7 @@ def _pagerank_rank(comm, rank, _, a_block, meta):
         gg.assign(r, (1 - damping) / n + s, gg.ALL)
         # r += ⊕ of the partials w plus.first A for this block
         partial = gg.vxm(gg.Vector(gg.FP32, n), w, A, semirings.plus_first)
-        folded = to_owners(comm, partial, meta["bounds"], semirings.monoid.plus, nk, gg.FP32)
-        gg.ewise_add(r, r, folded, "plus")
+        gg.ewise_add(r, r, _summed(comm, partial, meta["bounds"]), "plus")
         # change = Σ ||t - r||₁
         gg.apply(t, gg.ewise_add(t, t, r, "minus"), "abs")
         if _total(comm, gg.reduce_scalar(t, "plus")) <= meta["tol"]:
