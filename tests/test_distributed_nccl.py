@@ -469,3 +469,22 @@ def test_a_cluster_that_does_not_start_is_invalid_value(monkeypatch):
     monkeypatch.setattr(distributed, "LocalCluster", fails)
     with pytest.raises(gg.InvalidValue, match="did not start .RuntimeError: Nanny failed"):
         dist.connect(n_workers=1)
+
+
+@pytest.mark.skipif(gg.backend.is_gpu, reason="the thread transport carries host arrays")
+def test_bfs_reach_folds_dense_and_sparse_partials_alike():
+    """One rank's partial a bitmap (sent as flags), the other's sparse (sent as positions):
+    each owner gets the OR of both over its block."""
+    from grblas_gpu.distributed import algorithms as dalg
+
+    bounds = np.array([0, 5, 10])
+    hits = [[1, 6, 7], [1, 2, 9]]
+
+    def fn(c):
+        v = gg.Vector.from_coo(hits[c.rank], True, size=10, dtype=gg.BOOL)
+        v.set_format("dense" if c.rank == 0 else "sparse")
+        got = dalg._reached(c, v, bounds, 5)
+        return sorted(np.asarray(got.to_coo()[0]).tolist())
+
+    got, _ = _on_threads(2, fn)
+    assert got == [[1, 2], [1, 2, 4]]

@@ -41,7 +41,7 @@ from ..errors import IndexOutOfBounds, InvalidValue
 from . import resident
 from .objects import DistMatrix, DistVector
 from .ops import _block, _run, _vector, to_owners
-from .partition import join_rows
+from .partition import join_rows, split_entries
 
 __all__ = ["bfs_levels", "pagerank", "sssp", "connected_components", "triangle_count"]
 
@@ -155,6 +155,29 @@ def _summed(comm, partial, bounds):
     return gg.Vector.from_dense(total)
 
 
+def _reached(comm, partial, bounds, nk):
+    """This rank's block of the OR of the ranks' full-length BOOL partials. A partial the
+    product left as a bitmap (a large frontier's) goes out densely, a slice of flags to
+    each owner (no entry lists to sort); one left sparse goes as its positions. Every
+    message is (flags, positions), one of them empty: ranks whose products chose different
+    forms still exchange alike."""
+    xp = gg.backend.xp
+    none_flags, none_idx = xp.zeros(0, dtype=bool), xp.zeros(0, dtype=xp.int64)
+    if partial.format == "dense":
+        flags = partial.to_dense(False, device=True)
+        sends = [(flags[lo:hi], none_idx) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    else:
+        sends = [(none_flags, i) for i, _ in split_entries(
+            *partial.to_coo(device=True), bounds, xp)]
+    reached = xp.zeros(nk, dtype=bool)
+    for flags, idx in comm.alltoall(sends):
+        if len(flags):
+            reached |= xp.asarray(flags)
+        if len(idx):
+            reached[xp.asarray(idx)] = True
+    return gg.Vector.from_dense(reached, missing_value=False)
+
+
 def _bfs_rank(comm, rank, _, a_block, meta):
     A = _local(a_block, meta)
     lo, hi = meta["bounds"][rank], meta["bounds"][rank + 1]
@@ -168,7 +191,7 @@ def _bfs_rank(comm, rank, _, a_block, meta):
     while True:
         # partial = q_k any.pair A_k ;  q_k⟨¬levels_k.S, replace⟩ = ⊕ of the partials
         partial = gg.vxm(gg.Vector(gg.BOOL, meta["n"]), q, A, semirings.any_pair)
-        folded = to_owners(comm, partial, meta["bounds"], semirings.monoid.lor, nk, gg.BOOL)
+        folded = _reached(comm, partial, meta["bounds"], nk)
         gg.apply(q, folded, "identity", mask=~levels.S, desc=_REPLACE)
         level += 1
         # levels_k⟨q_k.S⟩ = level
