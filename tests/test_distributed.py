@@ -105,6 +105,41 @@ def test_mxv_equals_the_local_product(client, nparts, semiring, mask_kind, accum
         assert got is w and w.gather().isequal(expect), (seed, semiring, mask_kind)
 
 
+T_CASES = [("plus_times", None, None, False), ("plus_first", "S", "plus", False),
+           ("min_minus", "~S", None, True), ("max_second", "V", "max", False),
+           ("plus_div", None, None, False)]
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 3])
+@pytest.mark.parametrize("semiring, mask_kind, accum, replace", T_CASES)
+def test_transposed_products_equal_the_local_ones(client, nparts, semiring, mask_kind, accum,
+                                                  replace):
+    """mxv with Aᵀ (transpose_first) and vxm with Aᵀ (transpose_second), ⊗'s operand order
+    kept (first, second, minus, div are not commutative), on a square A split in blocks."""
+    A = _random(6, k=300)
+    n = A.nrows
+    rng = np.random.default_rng(6)
+    u = gg.Vector.from_coo(np.sort(rng.choice(n, n // 2, replace=False)),
+                           rng.integers(1, 5, n // 2).astype(float), size=n)
+    w0 = gg.Vector.from_coo(np.arange(0, n, 3), np.arange(0, n, 3) * 1.0, size=n)
+    m = gg.Vector.from_coo(np.arange(0, n, 2), np.arange(0, n, 2) % 3, size=n)
+    mask = {None: None, "S": m.S, "~S": ~m.S, "V": m.V}[mask_kind]
+    D = dist.DistMatrix.from_matrix(A, client, nparts)
+    dm = dist.DistVector.from_vector(m, D)
+    dmask = {None: None, "S": dm.S, "~S": ~dm.S, "V": dm.V}[mask_kind]
+    sr = getattr(semirings, semiring)
+    for op, field in (("mxv", "transpose_first"), ("vxm", "transpose_second")):
+        desc = gg.Descriptor(replace=replace, **{field: True})
+        local, spread = getattr(gg, op), getattr(dist, op)
+        args = (A, u) if op == "mxv" else (u, A)
+        expect = local(w0.dup(), *args, sr, mask=mask, accum=accum, desc=desc)
+        w = dist.DistVector.from_vector(w0, D)
+        du = dist.DistVector.from_vector(u, D)
+        dargs = (D, du) if op == "mxv" else (du, D)
+        got = spread(w, *dargs, sr, mask=dmask, accum=accum, desc=desc)
+        assert got is w and w.gather().isequal(expect, tolerance=1e-12), (op, semiring)
+
+
 @pytest.mark.parametrize("name", ["west0067.mtx", "karate.mtx", "ldbc-directed-example.mtx"])
 def test_mxv_on_lagraph_graphs(client, name):
     from conftest import lagraph_file
@@ -125,8 +160,14 @@ def test_bad_arguments(client):
     w = dist.DistVector.empty(D, "FP64")
     with pytest.raises(gg.InvalidValue):
         dist.mxv(w, A, u)                                     # a local A
-    with pytest.raises(gg.NotSupported):
-        dist.mxv(w, D, u, desc=gg.Descriptor(transpose_first=True))
+    with pytest.raises(gg.NotSupported, match="positional"):
+        dist.mxv(w, D, u, semirings.any_secondi, desc=gg.Descriptor(transpose_first=True))
+    odd = semirings.binary_op("twice_less", "x - 2 * y", lambda x, y: x - 2 * y,
+                              register=False)
+    with pytest.raises(gg.NotSupported, match="no such twin"):
+        dist.mxv(w, D, u, semirings.make_semiring("plus_twice_less", semirings.monoid.plus,
+                                                  odd, register=False),
+                 desc=gg.Descriptor(transpose_first=True))
     other = dist.DistMatrix.from_matrix(_random(5, m=41), client, D.nparts)
     with pytest.raises(gg.DimensionMismatch):
         dist.mxv(w, other, u)

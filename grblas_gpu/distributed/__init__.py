@@ -23,13 +23,14 @@ per set of workers, kept for later runs); on NumPy, CPU worker processes exchang
 Dask queues.
 
 What is distributed so far (grblas_gpu.distributed.ops says how each works): building from a
-local Matrix or Vector and gathering back; mxv and vxm with masks, accumulators and replace;
-ewise_add, ewise_mult and apply on vectors; reduce_scalar. Algorithms
+local Matrix or Vector and gathering back; mxv and vxm with masks, accumulators, replace
+and a transposed A; ewise_add, ewise_mult and apply on vectors; reduce_scalar. Algorithms
 (grblas_gpu.distributed.algorithms): BFS levels, PageRank, SSSP (Bellman-Ford), connected
 components (label propagation) and triangle counting (L replicated), each one SPMD task per
-rank with its collectives inside the loop. Not written yet: transposed products, mxm,
-select, extract and assign, matrices' element-wise operations, building from files or the
-generator on the workers, FastSV, a reduce-scatter of dense partials.
+rank with its collectives inside the loop. A block becomes a Matrix on its worker once and
+stays there between calls (grblas_gpu.distributed.resident). Not written yet: mxm, select,
+extract and assign, matrices' element-wise operations, building from files or the
+generator on the workers, FastSV.
 """
 from .cluster import connect
 from .objects import DistMatrix, DistVector

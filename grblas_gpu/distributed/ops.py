@@ -32,7 +32,11 @@ __all__ = ["mxv", "vxm", "ewise_add", "ewise_mult", "apply", "reduce_scalar"]
 # ------------------------------------------------------------------------------ products
 def mxv(w, A, u, semiring="plus_times", *, mask=None, accum=None, desc=None):
     """w⟨mask⟩ = accum(w, A ⊕.⊗ u), as gg.mxv: A a DistMatrix, w split as A's rows, u on
-    A's workers. Returns w. A transposed A is not supported yet."""
+    A's workers. Returns w. Under ``desc.transpose_first``, w = Aᵀ ⊕.⊗ u is computed as
+    vxm (u split as A's rows, w on A's workers), ⊗ swapped to keep its operands' order."""
+    if desc is not None and getattr(desc, "transpose_first", False):
+        return vxm(w, u, A, _swapped(semiring, "mxv"), mask=mask, accum=accum,
+                   desc=_untransposed(desc))
     _check_product("mxv", w, A, u, semiring, mask, desc, rows=w, cols=u)
     meta = dict(ncols=A.ncols, a_dtype=A.dtype.name, u_size=u.size, u_dtype=u.dtype.name,
                 u_bounds=u.bounds, **_out_meta(w, mask))
@@ -43,7 +47,11 @@ def mxv(w, A, u, semiring="plus_times", *, mask=None, accum=None, desc=None):
 
 def vxm(w, u, A, semiring="plus_times", *, mask=None, accum=None, desc=None):
     """w⟨mask⟩ = accum(w, u ⊕.⊗ A), as gg.vxm: A a DistMatrix, u split as A's rows, w on A's
-    workers. Returns w. A transposed A is not supported yet."""
+    workers. Returns w. Under ``desc.transpose_second``, w = u ⊕.⊗ Aᵀ is computed as mxv
+    (w split as A's rows, u on A's workers), ⊗ swapped to keep its operands' order."""
+    if desc is not None and getattr(desc, "transpose_second", False):
+        return mxv(w, A, u, _swapped(semiring, "vxm"), mask=mask, accum=accum,
+                   desc=_untransposed(desc))
     _check_product("vxm", w, A, u, semiring, mask, desc, rows=u, cols=w)
     typed = semirings.resolve_semiring(semirings.lookup(semiring), u.dtype, A.dtype)
     meta = dict(ncols=A.ncols, a_dtype=A.dtype.name, u_dtype=u.dtype.name,
@@ -53,12 +61,39 @@ def vxm(w, u, A, semiring="plus_times", *, mask=None, accum=None, desc=None):
     return w
 
 
+def _swapped(semiring, op):
+    """The semiring with ⊗'s operands swapped, (x, y) -> y ⊗ x: the transposed product as
+    its twin computes A's and u's terms in the other order."""
+    sr = semirings.lookup(semiring)
+    mult = sr.multiply
+    if getattr(mult, "positional", False):
+        raise NotSupported(f"distributed.{op}: a transposed A with the positional multiply "
+                           f"{mult.name} is not distributed yet")
+    if mult.is_commutative:
+        return sr
+    if mult.commutes_to is None:
+        raise NotSupported(f"distributed.{op}: a transposed A needs {mult.name} with its "
+                           "operands swapped, and it has no such twin")
+    twin = semirings.lookup(mult.commutes_to, "binary")
+    return semirings.make_semiring(f"{sr.monoid.name}_{twin.name}", sr.monoid, twin,
+                                   register=False)
+
+
+def _untransposed(desc):
+    """The descriptor of the twin product: no transpose, the operands' structure fields
+    exchanged with the operands."""
+    return gg.Descriptor(replace=desc.replace, mask_complement=desc.mask_complement,
+                         mask_structure=desc.mask_structure,
+                         structure_first=desc.structure_second,
+                         structure_second=desc.structure_first,
+                         keep_mask_structure=desc.keep_mask_structure)
+
+
 def _check_product(op, w, A, u, semiring, mask, desc, rows, cols):
     """The checks of mxv and vxm: ``rows`` the vector split as A's rows, ``cols`` the one
     as long as A's columns (on A's workers)."""
     _check_matrix(A, op)
     _check_vectors(op, w=w, u=u)
-    _no_transpose(desc, "transpose_first" if op == "mxv" else "transpose_second", op)
     _check_positional(semiring, op)
     cname, rname = ("u", "w") if op == "mxv" else ("w", "u")
     if cols.size != A.ncols:
@@ -124,11 +159,6 @@ def _check_vectors(op, **vectors):
         if not isinstance(x, DistVector):
             raise InvalidValue(f"distributed.{op}: {name} must be a DistVector, got "
                                f"{type(x).__name__}")
-
-
-def _no_transpose(desc, flag, op):
-    if desc is not None and getattr(desc, flag, False):
-        raise NotSupported(f"distributed.{op}: a transposed A is not distributed yet")
 
 
 # positional multiplies that read a position a rank holds relative to its block (a row of
