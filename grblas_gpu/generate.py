@@ -37,7 +37,7 @@ from .kernels.sampling import draw_bits, draw_unit, stream_key
 from ._validate import as_flag
 from .types import BOOL, FP32, lookup_dtype
 
-__all__ = ["rmat", "urand", "grid", "karate", "graph", "KARATE_EDGES"]
+__all__ = ["rmat", "rmat_edges", "urand", "grid", "karate", "graph", "KARATE_EDGES"]
 
 # Zachary's karate club (W. W. Zachary, J. Anthropol. Res. 33, 1977): 34 members, 78
 # friendships, 0-based (u, v) with u < v; the same graph as networkx.karate_club_graph()
@@ -67,39 +67,12 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
     docstring). Simple: no self loops, no duplicate edges. ``symmetric``: undirected
     (A | Aᵀ). ``weighted``: values uniform in (0, 1] (FP32 or FP64), else iso (BOOL True,
     or 1 of ``dtype``). ``seed``: an int for a reproducible graph."""
-    scale, edge_factor = _count(scale, "scale"), _count(edge_factor, "edge_factor")
-    if scale > _MAX_SCALE:
-        raise InvalidValue(f"rmat: scale={scale} is too large (at most {_MAX_SCALE})")
-    a, b, c = (_probability(x, name) for x, name in ((a, "a"), (b, "b"), (c, "c")))
-    d = 1.0 - (a + b + c)
-    if min(a, b, c) < 0 or d < -1e-12:
-        raise InvalidValue(f"rmat: need a, b, c >= 0 with a + b + c <= 1, got {a}, {b}, {c}")
     symmetric, weighted = as_flag(symmetric, "rmat: symmetric"), as_flag(weighted, "rmat: weighted")
     dt = _value_type(weighted, dtype)
+    seed = _seed(seed)
+    ii, jj = rmat_edges(scale, edge_factor, a, b, c, seed=seed)
     xp = backend.xp
     n = 1 << scale
-    m = edge_factor * n
-    # at least ii, jj and the edge counter (int64 each) live at once: refuse before drawing
-    require(24 * m, f"rmat(scale={scale}, edge_factor={edge_factor})")
-    seed = _seed(seed)
-    ab = a + b
-    a_norm = a / ab if ab > 0 else 0.0
-    c_norm = c / (1.0 - ab) if ab < 1 else 0.0
-
-    # one bit of every endpoint per level: (row bit, col bit) = quadrant a, b, c or d
-    ii = xp.zeros(m, dtype=np.int64)
-    jj = xp.zeros(m, dtype=np.int64)
-    edge = xp.arange(m, dtype=np.int64)
-    for bit in range(scale):
-        ii_bit = draw_unit(stream_key(seed, 2 * bit), edge) > ab
-        jj_bit = draw_unit(stream_key(seed, 2 * bit + 1), edge) > xp.where(ii_bit, c_norm, a_norm)
-        ii |= ii_bit.astype(np.int64) << bit
-        jj |= jj_bit.astype(np.int64) << bit
-    # Graph500's vertex relabelling: a random permutation (the order of random keys)
-    perm = xp.argsort(draw_bits(stream_key(seed, _PERMUTATION_STREAM), xp.arange(n)),
-                      kind="stable").astype(np.int64)
-    ii, jj = perm[ii], perm[jj]
-
     keep = ii != jj  # no self loops
     ii, jj = ii[keep], jj[keep]
     if symmetric:
@@ -110,6 +83,49 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
         rows, cols = key // n, key % n
         w = _weights(seed, len(key), dt) if weighted else None
     return _csr_matrix(n, rows, cols, w, dt)
+
+
+def rmat_edges(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed, start=0, stop=None):
+    """The R-MAT edges numbered [start, stop) of :func:`rmat`'s edge_factor * 2**scale (all
+    by default), as (rows, cols) arrays of the backend, vertices relabelled, self loops and
+    duplicates still in: each edge depends only on the seed and its number, so workers that
+    draw disjoint ranges of numbers draw, together, the edges :func:`rmat` draws."""
+    scale, edge_factor = _count(scale, "scale"), _count(edge_factor, "edge_factor")
+    if scale > _MAX_SCALE:
+        raise InvalidValue(f"rmat: scale={scale} is too large (at most {_MAX_SCALE})")
+    a, b, c = (_probability(x, name) for x, name in ((a, "a"), (b, "b"), (c, "c")))
+    d = 1.0 - (a + b + c)
+    if min(a, b, c) < 0 or d < -1e-12:
+        raise InvalidValue(f"rmat: need a, b, c >= 0 with a + b + c <= 1, got {a}, {b}, {c}")
+    seed = _seed(seed)
+    n = 1 << scale
+    m = edge_factor * n
+    start = _index(start, "start")
+    stop = m if stop is None else _index(stop, "stop")
+    if not 0 <= start <= stop <= m:
+        raise InvalidValue(f"rmat_edges: need 0 <= start <= stop <= {m}, got {start}, {stop}")
+    xp = backend.xp
+    # at least ii, jj and the edge counter (int64 each) live at once: refuse before drawing
+    require(24 * (stop - start) + 8 * n,
+            f"rmat(scale={scale}, edge_factor={edge_factor}) edges [{start}, {stop})")
+    ab = a + b
+    a_norm = a / ab if ab > 0 else 0.0
+    c_norm = c / (1.0 - ab) if ab < 1 else 0.0
+
+    # one bit of every endpoint per level: (row bit, col bit) = quadrant a, b, c or d
+    k = stop - start
+    ii = xp.zeros(k, dtype=np.int64)
+    jj = xp.zeros(k, dtype=np.int64)
+    edge = xp.arange(start, stop, dtype=np.int64)
+    for bit in range(scale):
+        ii_bit = draw_unit(stream_key(seed, 2 * bit), edge) > ab
+        jj_bit = draw_unit(stream_key(seed, 2 * bit + 1), edge) > xp.where(ii_bit, c_norm, a_norm)
+        ii |= ii_bit.astype(np.int64) << bit
+        jj |= jj_bit.astype(np.int64) << bit
+    # Graph500's vertex relabelling: a random permutation (the order of random keys)
+    perm = xp.argsort(draw_bits(stream_key(seed, _PERMUTATION_STREAM), xp.arange(n)),
+                      kind="stable").astype(np.int64)
+    return perm[ii], perm[jj]
 
 
 def urand(scale, edge_factor=16, *, seed=None, symmetric=True, weighted=False, dtype=None):
@@ -216,6 +232,16 @@ def _count(x, what, who="rmat"):
         raise InvalidValue(f"{who}: {what} must be an integer, got {x!r}") from None
     if isinstance(x, (bool, np.bool_)) or v < least:
         raise InvalidValue(f"{who}: {what} must be an integer >= {least}, got {x!r}")
+    return v
+
+
+def _index(x, what):
+    try:
+        v = operator.index(x)
+    except TypeError:
+        v = None
+    if v is None or isinstance(x, (bool, np.bool_)):
+        raise InvalidValue(f"rmat_edges: {what} must be an integer, got {x!r}")
     return v
 
 

@@ -442,3 +442,33 @@ def test_resident_matrix_in_process():
     import gc
     gc.collect()
     assert resident.kept() < n
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 3])
+@pytest.mark.parametrize("symmetric, dtype", [(True, None), (False, "FP32")])
+def test_rmat_drawn_on_the_workers_equals_the_local_one(client, nparts, symmetric, dtype):
+    """Each rank draws its share of the edges; the blocks, gathered, are the local
+    generator's graph, and they are balanced by entries."""
+    D = dist.rmat(8, 8, seed=11, symmetric=symmetric, dtype=dtype, client=client,
+                  nparts=nparts)
+    expect = gg.generate.rmat(8, 8, seed=11, symmetric=symmetric, dtype=dtype)
+    assert D.shape == expect.shape and D.nparts == nparts and D.dtype == expect.dtype
+    A = D.gather()
+    assert A.isequal(expect)
+    assert D.bounds[0] == 0 and D.bounds[-1] == A.nrows and np.all(np.diff(D.bounds) >= 0)
+    sizes = np.diff(np.asarray(A.to_csr()[0], dtype=np.int64)[D.bounds])
+    assert sizes.max() <= A.nvals / nparts * 1.5 + 64     # (rows are not split)
+    ranks, _ = dist.pagerank(D)                           # usable as any DistMatrix
+    local, _ = dist.pagerank(dist.DistMatrix.from_matrix(expect, client, nparts))
+    assert ranks.gather().isequal(local.gather(), tolerance=1e-6)
+
+
+def test_rmat_arguments(client):
+    with pytest.raises(gg.InvalidValue, match="scale"):
+        dist.rmat(-1, client=client)
+    with pytest.raises(gg.InvalidValue, match="symmetric"):
+        dist.rmat(4, symmetric="yes", client=client)
+    with pytest.raises(gg.InvalidValue, match="a, b, c"):
+        dist.rmat(4, a=0.9, b=0.9, client=client)
+    with pytest.raises(gg.InvalidValue, match="nparts"):
+        dist.rmat(4, client=client, nparts=len(client.nthreads()) + 1)

@@ -28,15 +28,16 @@ and a transposed A; ewise_add, ewise_mult and apply on vectors; reduce_scalar. A
 (grblas_gpu.distributed.algorithms): BFS levels, PageRank, SSSP (Bellman-Ford), connected
 components (label propagation) and triangle counting (L replicated), each one SPMD task per
 rank with its collectives inside the loop. A block becomes a Matrix on its worker once and
-stays there between calls (grblas_gpu.distributed.resident). Not written yet: mxm, select,
-extract and assign, matrices' element-wise operations, building from files or the
-generator on the workers, FastSV.
+stays there between calls (grblas_gpu.distributed.resident). R-MAT graphs are drawn on the
+workers (grblas_gpu.distributed.build.rmat). Not written yet: mxm, select, extract and
+assign, matrices' element-wise operations, reading files on the workers, FastSV.
 """
 from .cluster import connect
 from .objects import DistMatrix, DistVector
 from .ops import apply, ewise_add, ewise_mult, mxv, reduce_scalar, vxm
 from .algorithms import bfs_levels, connected_components, pagerank, sssp, triangle_count
+from .build import rmat
 
-__all__ = ["connect", "DistMatrix", "DistVector", "mxv", "vxm", "ewise_add", "ewise_mult",
+__all__ = ["connect", "DistMatrix", "DistVector", "rmat", "mxv", "vxm", "ewise_add", "ewise_mult",
            "apply", "reduce_scalar", "bfs_levels", "pagerank", "sssp", "connected_components",
            "triangle_count"]
