@@ -472,3 +472,48 @@ def test_rmat_arguments(client):
         dist.rmat(4, a=0.9, b=0.9, client=client)
     with pytest.raises(gg.InvalidValue, match="nparts"):
         dist.rmat(4, client=client, nparts=len(client.nthreads()) + 1)
+
+
+@pytest.mark.parametrize("nparts", [1, 2, 3])
+def test_select_and_reductions_equal_the_local_ones(client, nparts):
+    A = _random(7, k=300)
+    n = A.nrows
+    D = dist.DistMatrix.from_matrix(A, client, nparts)
+    u = gg.Vector.from_coo(np.arange(0, n, 2), (np.arange(0, n, 2) % 7) * 1.0, size=n)
+    m = gg.Vector.from_coo(np.arange(0, n, 3), True, size=n)
+    w0 = gg.Vector.from_coo(np.arange(0, n, 5), 1.0, size=n)
+    du, dm = dist.DistVector.from_vector(u, D), dist.DistVector.from_vector(m, D)
+    # select, masked and accumulated
+    expect = gg.select(w0.dup(), u, "valuegt", 3.0, mask=~m.S, accum="plus")
+    got = dist.select(dist.DistVector.from_vector(w0, D), du, "valuegt", 3.0, mask=~dm.S,
+                      accum="plus")
+    assert got.gather().isequal(expect)
+    # row and column reductions, with and without a mask
+    for op in ("plus", "max"):
+        expect = gg.reduce_rowwise(w0.dup(), A, op, mask=m.S)
+        got = dist.reduce_rowwise(dist.DistVector.from_vector(w0, D), D, op, mask=dm.S)
+        assert got.gather().isequal(expect, tolerance=1e-12), op
+        expect = gg.reduce_columnwise(w0.dup(), A, op, accum="plus")
+        got = dist.reduce_columnwise(dist.DistVector.from_vector(w0, D), D, op, accum="plus")
+        assert got.gather().isequal(expect, tolerance=1e-12), op
+        t = gg.Descriptor(transpose_first=True)          # each as the other of Aᵀ
+        got = dist.reduce_rowwise(dist.DistVector.from_vector(w0, D), D, op, accum="plus",
+                                  desc=t)
+        assert got.gather().isequal(expect, tolerance=1e-12), op
+    # an INT64 output of fractional sums: the partials are summed in A's type, then cast
+    F = gg.apply(gg.Matrix("FP64", n, n), A, "times", right=0.25)   # (exact sums)
+    DF = dist.DistMatrix.from_matrix(F, client, nparts)
+    expect = gg.reduce_columnwise(gg.Vector("INT64", n), F, "plus")
+    got = dist.reduce_columnwise(dist.DistVector.empty(DF, "INT64"), DF, "plus")
+    assert got.gather().isequal(expect)
+
+
+def test_select_by_index_is_refused(client):
+    D = dist.DistMatrix.from_matrix(_random(8), client)
+    u = dist.DistVector.from_vector(gg.Vector.from_coo([1, 2], [1.0, 2.0], size=40), D)
+    with pytest.raises(gg.NotSupported, match="index"):
+        dist.select(dist.DistVector.empty(D, "FP64"), u, "rowle", 3)
+    with pytest.raises(gg.DimensionMismatch):
+        dist.reduce_columnwise(dist.DistVector.from_vector(gg.Vector("FP64", 41),
+                                                           dist.DistVector.empty(D, "FP64",
+                                                                                 size=41)), D)

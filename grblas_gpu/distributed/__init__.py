@@ -24,20 +24,23 @@ Dask queues.
 
 What is distributed so far (grblas_gpu.distributed.ops says how each works): building from a
 local Matrix or Vector and gathering back; mxv and vxm with masks, accumulators, replace
-and a transposed A; ewise_add, ewise_mult and apply on vectors; reduce_scalar. Algorithms
+and a transposed A; reduce_rowwise and reduce_columnwise of a DistMatrix; ewise_add,
+ewise_mult, apply, select (value operators) and reduce_scalar on vectors. Algorithms
 (grblas_gpu.distributed.algorithms): BFS levels, PageRank, SSSP (Bellman-Ford), connected
 components (label propagation) and triangle counting (L replicated), each one SPMD task per
 rank with its collectives inside the loop. A block becomes a Matrix on its worker once and
 stays there between calls (grblas_gpu.distributed.resident). R-MAT graphs are drawn on the
-workers (grblas_gpu.distributed.build.rmat). Not written yet: mxm, select, extract and
-assign, matrices' element-wise operations, reading files on the workers, FastSV.
+workers (grblas_gpu.distributed.build.rmat). Not written yet: mxm, select by index,
+extract and assign, matrices' element-wise operations, reading files on the workers, FastSV.
 """
 from .cluster import connect
 from .objects import DistMatrix, DistVector
-from .ops import apply, ewise_add, ewise_mult, mxv, reduce_scalar, vxm
+from .ops import (apply, ewise_add, ewise_mult, mxv, reduce_columnwise, reduce_rowwise,
+                  reduce_scalar, select, vxm)
 from .algorithms import bfs_levels, connected_components, pagerank, sssp, triangle_count
 from .build import rmat
 
-__all__ = ["connect", "DistMatrix", "DistVector", "rmat", "mxv", "vxm", "ewise_add", "ewise_mult",
-           "apply", "reduce_scalar", "bfs_levels", "pagerank", "sssp", "connected_components",
+__all__ = ["connect", "DistMatrix", "DistVector", "rmat", "mxv", "vxm", "ewise_add",
+           "ewise_mult", "apply", "select", "reduce_rowwise", "reduce_columnwise",
+           "reduce_scalar", "bfs_levels", "pagerank", "sssp", "connected_components",
            "triangle_count"]

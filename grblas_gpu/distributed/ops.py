@@ -8,6 +8,9 @@ entries live:
 - vxm: each rank's rows give a partial u ⊕.⊗ A over every column; the partials are
   exchanged (all-to-all) and each rank folds the ones for its block of w with ⊕.
 - ewise_add, ewise_mult, apply: block by block, nothing exchanged.
+- select (value operators), reduce_rowwise: block by block, nothing exchanged.
+- reduce_columnwise: each rank's rows give a partial over every column, folded on the
+  owners as vxm's.
 - reduce_scalar: each rank's ⊕ of its block, folded on the client.
 
 The collectives (:mod:`grblas_gpu.distributed.comm`) are NCCL between GPU workers and Dask
@@ -21,12 +24,14 @@ import numpy as np
 
 import grblas_gpu as gg
 from grblas_gpu import semirings
+from grblas_gpu.semirings import indexunary
 from ..errors import DimensionMismatch, InvalidValue, NotSupported
 from . import comm as comms, resident
 from .objects import DistMask, DistMatrix, DistVector
 from .partition import join_entries, split_entries
 
-__all__ = ["mxv", "vxm", "ewise_add", "ewise_mult", "apply", "reduce_scalar"]
+__all__ = ["mxv", "vxm", "ewise_add", "ewise_mult", "apply", "select", "reduce_rowwise",
+           "reduce_columnwise", "reduce_scalar"]
 
 
 # ------------------------------------------------------------------------------ products
@@ -123,6 +128,51 @@ def apply(w, u, op, *, left=None, right=None, mask=None, accum=None, desc=None):
             raise NotSupported(f"distributed.apply: {side}= as a Vector (a GrB_Scalar) is not "
                                "distributed yet; pass a Python scalar")
     return _blockwise("apply", w, (u,), op, mask, accum, desc, left=left, right=right)
+
+
+def select(w, u, op, thunk=None, *, mask=None, accum=None, desc=None):
+    """w⟨mask⟩ = accum(w, select(u, op, thunk)), as gg.select, on DistVectors split alike.
+    Operators that read an entry's index (rowle, rowgt, ...) are refused: a block numbers
+    its positions from its start."""
+    iop = indexunary.lookup(op)
+    if getattr(iop, "reads_index", True):
+        raise NotSupported(f"distributed.select: {iop.name} reads an entry's index, which a "
+                           "block numbers from its own start: not distributed yet")
+    return _blockwise("select", w, (u,), op, mask, accum, desc, thunk=thunk)
+
+
+def reduce_rowwise(w, A, op="plus", *, mask=None, accum=None, desc=None):
+    """w⟨mask⟩ = accum(w, t), t(i) = ⊕_j A(i, j), as gg.reduce_rowwise: w split as A's
+    rows, each rank reducing its own rows (nothing exchanged). Under ``desc``'s
+    transpose_first: reduce_columnwise."""
+    if desc is not None and getattr(desc, "transpose_first", False):
+        return reduce_columnwise(w, A, op, mask=mask, accum=accum, desc=_untransposed(desc))
+    _check_matrix(A, "reduce_rowwise")
+    _check_vectors("reduce_rowwise", w=w)
+    _check_rows(w, A, "reduce_rowwise", "w")
+    _check_mask(w, mask, "reduce_rowwise")
+    meta = dict(ncols=A.ncols, a_dtype=A.dtype.name, columns=False, **_out_meta(w, mask))
+    _run(w, _reduce_matrix_rank, A.blocks, _mask_blocks(mask, A.nparts), op, accum, desc, meta,
+         collective=False)
+    return w
+
+
+def reduce_columnwise(w, A, op="plus", *, mask=None, accum=None, desc=None):
+    """w⟨mask⟩ = accum(w, t), t(j) = ⊕_i A(i, j), as gg.reduce_columnwise: w on A's
+    workers; each rank's rows give a partial over every column, folded by ⊕ on the owners
+    (all-to-all), as vxm's. Under ``desc``'s transpose_first: reduce_rowwise."""
+    if desc is not None and getattr(desc, "transpose_first", False):
+        return reduce_rowwise(w, A, op, mask=mask, accum=accum, desc=_untransposed(desc))
+    _check_matrix(A, "reduce_columnwise")
+    _check_vectors("reduce_columnwise", w=w)
+    if w.size != A.ncols:
+        raise DimensionMismatch(f"distributed.reduce_columnwise: w has size {w.size}, A has "
+                                f"{A.ncols} columns")
+    _check_workers(w, A, "reduce_columnwise", "w")
+    _check_mask(w, mask, "reduce_columnwise")
+    meta = dict(ncols=A.ncols, a_dtype=A.dtype.name, columns=True, **_out_meta(w, mask))
+    _run(w, _reduce_matrix_rank, A.blocks, _mask_blocks(mask, A.nparts), op, accum, desc, meta)
+    return w
 
 
 def reduce_scalar(u, op="plus"):
@@ -339,6 +389,26 @@ def to_owners(comm, v, bounds, monoid, size_k, dtype):
     return gg.Vector.from_coo(xp.concatenate([xp.asarray(i) for i, _ in got]),
                               xp.concatenate([xp.asarray(x) for _, x in got]), size=size_k,
                               dtype=dtype, dup_op=monoid)
+
+
+def _reduce_matrix_rank(comm, rank, w_block, a_block, m_block, op, accum, desc, meta):
+    A = resident.matrix(a_block, meta["ncols"], meta["a_dtype"])
+    n = _block_size(meta, rank)
+    w = _vector(w_block, n, meta["w_dtype"])
+    mask = _mask(m_block, n, meta)
+    if not meta["columns"]:
+        gg.reduce_rowwise(w, A, op, mask=mask, accum=accum, desc=desc)
+        return _block(w)
+    # this rank's rows' partial over every column, then T = ⊕ of the partials for block k
+    partial = gg.reduce_columnwise(gg.Vector(meta["a_dtype"], meta["ncols"]), A, op)
+    T = to_owners(comm, partial, meta["w_bounds"], _monoid(op), n, meta["a_dtype"])
+    gg.apply(w, T, "identity", mask=mask, accum=accum, desc=desc)
+    return _block(w)
+
+
+def _monoid(op):
+    found = semirings.lookup(op)
+    return getattr(found, "monoid", found)
 
 
 def _blockwise_rank(comm, rank, w_block, in_blocks, m_block, op, accum, desc, scalars, meta):
