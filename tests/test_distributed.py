@@ -517,3 +517,68 @@ def test_select_by_index_is_refused(client):
         dist.reduce_columnwise(dist.DistVector.from_vector(gg.Vector("FP64", 41),
                                                            dist.DistVector.empty(D, "FP64",
                                                                                  size=41)), D)
+
+
+# ------------------------------------------------------------------------------ fuzzing
+def test_bad_calls_raise_graphblas_errors_and_change_nothing(client):
+    """Random calls of the distributed operations with arguments drawn from good and bad
+    ones (wrong kinds, sizes, layouts, operators, masks, descriptors): each returns, or
+    raises a GraphBLASError (never another exception), and an output it refused keeps its
+    blocks."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    A = _random(9, m=20, n=20, k=80)
+    D = dist.DistMatrix.from_matrix(A, client, min(2, len(client.nthreads())))
+    R = dist.DistMatrix.from_matrix(_random(10, m=20, n=24, k=80), client, D.nparts)
+    u = gg.Vector.from_coo([1, 4, 9], [1.0, 2.0, 3.0], size=20)
+    vectors = {"u": dist.DistVector.from_vector(u, D),
+               "short": dist.DistVector.from_vector(gg.Vector("FP64", 7), D),
+               "bool": dist.DistVector.from_vector(gg.Vector.from_coo([2], True, size=20), D),
+               "local": u, "none": None, "int": 3, "text": "u"}
+    matrices = {"D": D, "R": R, "local": A, "none": None}
+    ops = {"plus_times": "plus_times", "min_plus": "min_plus", "nope": "no_such_semiring",
+           "plus": "plus", "valuegt": "valuegt", "rowle": "rowle", "int": 7}
+    descs = {"none": None, "replace": gg.Descriptor(replace=True),
+             "t0": gg.Descriptor(transpose_first=True), "bad": "replace"}
+    calls = ["mxv", "vxm", "ewise_add", "ewise_mult", "apply", "select", "reduce_rowwise",
+             "reduce_columnwise", "reduce_scalar", "pagerank", "bfs_levels"]
+
+    @settings(max_examples=60, deadline=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                     HealthCheck.too_slow])
+    @given(st.sampled_from(calls), st.sampled_from(sorted(matrices)),
+           st.sampled_from(sorted(vectors)), st.sampled_from(sorted(vectors)),
+           st.sampled_from(sorted(ops)), st.sampled_from(sorted(descs)),
+           st.sampled_from(["none", "S", "~V", "bad"]))
+    def check(call, a, x, y, op, desc, mask):
+        w = dist.DistVector.from_vector(gg.Vector.from_coo([0, 5], [1.0, 2.0], size=20), D)
+        before = list(w.blocks)
+        m = {"none": None, "S": vectors["bool"].S, "~V": ~vectors["bool"].V,
+             "bad": "mask"}[mask]
+        kw = dict(mask=m, desc=descs[desc])
+        Am, X, Y, o = matrices[a], vectors[x], vectors[y], ops[op]
+        fn = getattr(dist, call)
+        try:
+            if call == "mxv":
+                fn(w, Am, X, o, **kw)
+            elif call == "vxm":
+                fn(w, X, Am, o, **kw)
+            elif call in ("ewise_add", "ewise_mult"):
+                fn(w, X, Y, o, **kw)
+            elif call == "apply":
+                fn(w, X, o, right=1.0, **kw)
+            elif call == "select":
+                fn(w, X, o, 1.0, **kw)
+            elif call in ("reduce_rowwise", "reduce_columnwise"):
+                fn(w, Am, o, **kw)
+            elif call == "reduce_scalar":
+                fn(X, o)
+            elif call == "pagerank":
+                fn(Am, damping=0.85 if op != "int" else 2.0)
+            else:
+                fn(Am, 3 if op != "int" else 99)
+        except gg.GraphBLASError:
+            assert w.blocks == before, (call, a, x, y, op, desc, mask)
+
+    check()
