@@ -410,6 +410,8 @@ CALLS = {
     # ---- generators
     "generate.rmat": lambda o: (generate.rmat, [3, 2, 0.57, 0.19, 0.19],
                                 dict(seed=1, symmetric=True, weighted=False, dtype=None)),
+    "generate.rmat_edges": lambda o: (generate.rmat_edges, [3, 2, 0.57, 0.19, 0.19],
+                                      dict(seed=1, start=4, stop=12)),
     "generate.urand": lambda o: (generate.urand, [3, 2],
                                  dict(seed=1, symmetric=True, weighted=False, dtype=None)),
     "generate.grid": lambda o: (generate.grid, [2, 3], dict(seed=1, weighted=False, dtype=None)),
@@ -736,6 +738,12 @@ def _regressions(o):
         ("rmat symmetric array", lambda: generate.rmat(2, symmetric=np.array([1, 0]), seed=1), gg.InvalidValue),
         ("rmat seed str", lambda: generate.rmat(2, seed="x"), gg.InvalidValue),
         ("rmat too many edges", lambda: generate.rmat(31, 2 ** 40, seed=1), gg.AllocFailed),
+        ("rmat_edges stop past the edges", lambda: generate.rmat_edges(3, 2, seed=1, stop=17),
+         gg.InvalidValue),
+        ("rmat_edges start after stop", lambda: generate.rmat_edges(3, 2, seed=1, start=5,
+                                                                     stop=4), gg.InvalidValue),
+        ("rmat_edges float start", lambda: generate.rmat_edges(3, 2, seed=1, start=1.0),
+         gg.InvalidValue),
         ("dup_op eq", lambda: gg.Matrix.from_coo([0, 0], [1, 1], [1.0, 2.0], dup_op="eq"), gg.DomainMismatch),
     ]
 
