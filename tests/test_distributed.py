@@ -544,7 +544,7 @@ def test_bad_calls_raise_graphblas_errors_and_change_nothing(client):
     calls = ["mxv", "vxm", "ewise_add", "ewise_mult", "apply", "select", "reduce_rowwise",
              "reduce_columnwise", "reduce_scalar", "pagerank", "bfs_levels"]
 
-    @settings(max_examples=60, deadline=None,
+    @settings(max_examples=150, deadline=None,
               suppress_health_check=[HealthCheck.function_scoped_fixture,
                                      HealthCheck.too_slow])
     @given(st.sampled_from(calls), st.sampled_from(sorted(matrices)),

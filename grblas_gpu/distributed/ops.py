@@ -58,7 +58,8 @@ def vxm(w, u, A, semiring="plus_times", *, mask=None, accum=None, desc=None):
         return mxv(w, A, u, _swapped(semiring, "vxm"), mask=mask, accum=accum,
                    desc=_untransposed(desc))
     _check_product("vxm", w, A, u, semiring, mask, desc, rows=u, cols=w)
-    typed = semirings.resolve_semiring(semirings.lookup(semiring), u.dtype, A.dtype)
+    typed = semirings.resolve_semiring(semirings.lookup(semiring, "semiring"), u.dtype,
+                                       A.dtype)
     meta = dict(ncols=A.ncols, a_dtype=A.dtype.name, u_dtype=u.dtype.name,
                 t_dtype=typed.monoid.type.name, **_out_meta(w, mask))
     _run(w, _vxm_rank, A.blocks, u.blocks, _mask_blocks(mask, A.nparts), semiring, accum,
@@ -69,7 +70,7 @@ def vxm(w, u, A, semiring="plus_times", *, mask=None, accum=None, desc=None):
 def _swapped(semiring, op):
     """The semiring with ⊗'s operands swapped, (x, y) -> y ⊗ x: the transposed product as
     its twin computes A's and u's terms in the other order."""
-    sr = semirings.lookup(semiring)
+    sr = semirings.lookup(semiring, "semiring")
     mult = sr.multiply
     if getattr(mult, "positional", False):
         raise NotSupported(f"distributed.{op}: a transposed A with the positional multiply "
@@ -218,7 +219,7 @@ _LOCAL_POSITIONS = {"mxv": ("firsti", "firsti1"),
 
 
 def _check_positional(semiring, op):
-    name = semirings.lookup(semiring).multiply.name
+    name = semirings.lookup(semiring, "semiring").multiply.name
     if name in _LOCAL_POSITIONS[op]:
         raise NotSupported(f"distributed.{op}: the multiply {name} reads a row position, "
                            "which a row block numbers from its own start: not distributed "
@@ -372,8 +373,8 @@ def _vxm_rank(comm, rank, w_block, a_block, u_block, m_block, semiring, accum, d
     partial = gg.vxm(gg.Vector(meta["t_dtype"], meta["ncols"]), u, A, semiring)
     n = _block_size(meta, rank)
     # T = ⊕ of the partials for this block
-    T = to_owners(comm, partial, meta["w_bounds"], semirings.lookup(semiring).monoid, n,
-                  meta["t_dtype"])
+    monoid = semirings.lookup(semiring, "semiring").monoid
+    T = to_owners(comm, partial, meta["w_bounds"], monoid, n, meta["t_dtype"])
     w = _vector(w_block, n, meta["w_dtype"])
     gg.apply(w, T, "identity", mask=_mask(m_block, n, meta), accum=accum, desc=desc)
     return _block(w)
