@@ -472,6 +472,12 @@ def test_rmat_arguments(client):
         dist.rmat(4, a=0.9, b=0.9, client=client)
     with pytest.raises(gg.InvalidValue, match="nparts"):
         dist.rmat(4, client=client, nparts=len(client.nthreads()) + 1)
+    with pytest.raises(gg.NotSupported, match="weighted"):
+        dist.rmat(4, weighted=True, client=client)
+    with pytest.raises(gg.InvalidValue, match="weighted"):
+        dist.rmat(4, weighted="no", client=client)
+    with pytest.raises(gg.TypeNotSupported):      # (as the local generator's)
+        dist.rmat(4, dtype="no_such_type", client=client)
 
 
 @pytest.mark.parametrize("nparts", [1, 2, 3])
@@ -542,7 +548,9 @@ def test_bad_calls_raise_graphblas_errors_and_change_nothing(client):
     descs = {"none": None, "replace": gg.Descriptor(replace=True),
              "t0": gg.Descriptor(transpose_first=True), "bad": "replace"}
     calls = ["mxv", "vxm", "ewise_add", "ewise_mult", "apply", "select", "reduce_rowwise",
-             "reduce_columnwise", "reduce_scalar", "pagerank", "bfs_levels"]
+             "reduce_columnwise", "reduce_scalar", "pagerank", "bfs_levels", "rmat",
+             "from_vector"]
+    scales = {"2": 2, "neg": -1, "text": "x", "float": 2.5, "huge": 40}
 
     @settings(max_examples=150, deadline=None,
               suppress_health_check=[HealthCheck.function_scoped_fixture,
@@ -550,15 +558,15 @@ def test_bad_calls_raise_graphblas_errors_and_change_nothing(client):
     @given(st.sampled_from(calls), st.sampled_from(sorted(matrices)),
            st.sampled_from(sorted(vectors)), st.sampled_from(sorted(vectors)),
            st.sampled_from(sorted(ops)), st.sampled_from(sorted(descs)),
-           st.sampled_from(["none", "S", "~V", "bad"]))
-    def check(call, a, x, y, op, desc, mask):
+           st.sampled_from(["none", "S", "~V", "bad"]), st.sampled_from(sorted(scales)))
+    def check(call, a, x, y, op, desc, mask, scale):
         w = dist.DistVector.from_vector(gg.Vector.from_coo([0, 5], [1.0, 2.0], size=20), D)
         before = list(w.blocks)
         m = {"none": None, "S": vectors["bool"].S, "~V": ~vectors["bool"].V,
              "bad": "mask"}[mask]
         kw = dict(mask=m, desc=descs[desc])
         Am, X, Y, o = matrices[a], vectors[x], vectors[y], ops[op]
-        fn = getattr(dist, call)
+        fn = getattr(dist, call, None)
         try:
             if call == "mxv":
                 fn(w, Am, X, o, **kw)
@@ -576,9 +584,13 @@ def test_bad_calls_raise_graphblas_errors_and_change_nothing(client):
                 fn(X, o)
             elif call == "pagerank":
                 fn(Am, damping=0.85 if op != "int" else 2.0)
+            elif call == "rmat":
+                fn(scales[scale], 2, seed=1, symmetric=op != "int", client=client)
+            elif call == "from_vector":
+                dist.DistVector.from_vector(X, Am)
             else:
                 fn(Am, 3 if op != "int" else 99)
         except gg.GraphBLASError:
-            assert w.blocks == before, (call, a, x, y, op, desc, mask)
+            assert w.blocks == before, (call, a, x, y, op, desc, mask, scale)
 
     check()

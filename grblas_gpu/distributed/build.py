@@ -13,7 +13,7 @@ histogram counts edges before duplicates go).
 import numpy as np
 
 import grblas_gpu as gg
-from ..errors import InvalidValue
+from ..errors import InvalidValue, NotSupported
 from .cluster import connect
 from .objects import DistMatrix, _workers
 from .ops import _run
@@ -25,11 +25,19 @@ HISTOGRAM_CHUNKS = 1 << 14   # row chunks the block boundaries are chosen among
 
 
 def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=True,
-         dtype=None, client=None, nparts=None):
+         weighted=False, dtype=None, client=None, nparts=None):
     """``gg.generate.rmat(scale, edge_factor, a, b, c, seed=..., symmetric=..., dtype=...)``
     as a DistMatrix drawn on the workers (see the module docstring): ``nparts`` row blocks
     (default: one per worker of ``client``, default ``connect()``). Unweighted only (iso
-    BOOL True, or 1 of ``dtype``). ``seed``: drawn here when None, so every rank uses one."""
+    BOOL True, or 1 of ``dtype``; ``weighted=True`` is NotSupported). ``seed``: drawn here
+    when None, so every rank uses one."""
+    if weighted is not False:
+        if weighted is True:
+            raise NotSupported("distributed.rmat: weighted graphs are not drawn on the "
+                               "workers yet (build one locally and use "
+                               "DistMatrix.from_matrix)")
+        raise InvalidValue(f"distributed.rmat: weighted must be True or False, got "
+                           f"{weighted!r}")
     dt = gg.lookup_dtype("BOOL" if dtype is None else dtype)
     if seed is None:
         seed = int(np.random.SeedSequence().entropy) & ((1 << 63) - 1)
