@@ -100,8 +100,8 @@ def rmat_edges(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed, start=0, 
     seed = _seed(seed)
     n = 1 << scale
     m = edge_factor * n
-    start = _index(start, "start")
-    stop = m if stop is None else _index(stop, "stop")
+    start = _count(start, "start", "rmat_edges", least=0)
+    stop = m if stop is None else _count(stop, "stop", "rmat_edges", least=0)
     if not 0 <= start <= stop <= m:
         raise InvalidValue(f"rmat_edges: need 0 <= start <= stop <= {m}, got {start}, {stop}")
     xp = backend.xp
@@ -223,25 +223,16 @@ def _undirected(n, key, seed, weighted, dt):
     return _csr_matrix(n, both // n, both % n, w, dt)._known_symmetric()
 
 
-def _count(x, what, who="rmat"):
-    """An integer argument (a float, even 3.0, or a bool is refused)."""
-    least = 0 if what == "scale" else 1
+def _count(x, what, who="rmat", least=None):
+    """An integer argument of at least ``least`` (default: 0 for a scale, else 1); a float,
+    even 3.0, or a bool is refused."""
+    least = (0 if what == "scale" else 1) if least is None else least
     try:
         v = operator.index(x)
     except TypeError:
         raise InvalidValue(f"{who}: {what} must be an integer, got {x!r}") from None
     if isinstance(x, (bool, np.bool_)) or v < least:
         raise InvalidValue(f"{who}: {what} must be an integer >= {least}, got {x!r}")
-    return v
-
-
-def _index(x, what):
-    try:
-        v = operator.index(x)
-    except TypeError:
-        v = None
-    if v is None or isinstance(x, (bool, np.bool_)):
-        raise InvalidValue(f"rmat_edges: {what} must be an integer, got {x!r}")
     return v
 
 

@@ -40,8 +40,8 @@ from grblas_gpu import semirings
 from ..errors import IndexOutOfBounds, InvalidValue
 from . import resident
 from .objects import DistMatrix, DistVector
-from .ops import _block, _run, _vector, to_owners
-from .partition import join_rows, split_entries
+from .ops import _block, _run, _vector, rank0_item, to_owners
+from .partition import join_rows, split_dense, split_entries
 
 __all__ = ["bfs_levels", "pagerank", "sssp", "connected_components", "triangle_count"]
 
@@ -70,7 +70,7 @@ def pagerank(A, damping=0.85, tol=1e-4, max_iter=100):
     _run(ranks, _pagerank_rank, A.blocks, dict(n=A.nrows, bounds=A.bounds, dtype=A.dtype.name,
                                                damping=float(damping), tol=float(tol),
                                                max_iter=int(max_iter)))
-    return ranks, _third(ranks)
+    return ranks, int(rank0_item(ranks, 2))
 
 
 def sssp(A, source):
@@ -101,18 +101,7 @@ def triangle_count(A):
     _check_square(A, "triangle_count")
     out = DistVector.empty(A, "INT64", size=A.nparts)   # (one entry per rank: its count)
     _run(out, _triangles_rank, A.blocks, dict(n=A.nrows, bounds=A.bounds, dtype=A.dtype.name))
-    return _third(out)
-
-
-def _third(x):
-    """The number a run left as the third item of rank 0's block, read on its worker (not
-    the block brought here to read it)."""
-    f = x.client.submit(_item, x.blocks[0], 2, workers=[x.workers[0]], pure=False)
-    return int(f.result())
-
-
-def _item(block, k):
-    return block[k]
+    return int(rank0_item(out, 2))
 
 
 def _check_source(A, source, op):
@@ -148,7 +137,7 @@ def _summed(comm, partial, bounds):
     right where the sum is added to something (r += ...), and only there."""
     xp = gg.backend.xp
     dense = partial.to_dense(0, device=True)
-    got = comm.alltoall([(dense[lo:hi],) for lo, hi in zip(bounds[:-1], bounds[1:])])
+    got = comm.alltoall([(piece,) for piece in split_dense(dense, bounds)])
     total = xp.asarray(got[0][0]).copy()
     for (piece,) in got[1:]:
         total += xp.asarray(piece)
@@ -165,7 +154,7 @@ def _reached(comm, partial, bounds, nk):
     none_flags, none_idx = xp.zeros(0, dtype=bool), xp.zeros(0, dtype=xp.int64)
     if partial.format == "dense":
         flags = partial.to_dense(False, device=True)
-        sends = [(flags[lo:hi], none_idx) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        sends = [(piece, none_idx) for piece in split_dense(flags, bounds)]
     else:
         sends = [(none_flags, i) for i, _ in split_entries(
             *partial.to_coo(device=True), bounds, xp)]

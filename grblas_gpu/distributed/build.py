@@ -16,7 +16,7 @@ import grblas_gpu as gg
 from ..errors import InvalidValue, NotSupported
 from .cluster import connect
 from .objects import DistMatrix, _workers
-from .ops import _run
+from .ops import _run, rank0_item
 from .partition import row_blocks, split_entries
 
 __all__ = ["rmat"]
@@ -55,16 +55,10 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, *, seed=None, symmetric=
                                abc=(float(a), float(b), float(c)), seed=int(seed),
                                symmetric=bool(symmetric), dtype=dt.name, p=len(workers)))
     # the ranks' blocks carry the boundaries they agreed on as a fourth item
-    futures = out.blocks
-    out.bounds = np.asarray(client.submit(_item, futures[0], 3, workers=[workers[0]],
-                                          pure=False).result())
+    out.bounds = np.asarray(rank0_item(out, 3))
     out.blocks = [client.submit(_csr, f, workers=[w], allow_other_workers=False, pure=False)
-                  for f, w in zip(futures, workers)]
+                  for f, w in zip(out.blocks, workers)]
     return out
-
-
-def _item(block, k):
-    return block[k]
 
 
 def _csr(block):
@@ -99,7 +93,5 @@ def _rmat_rank(comm, rank, _, meta):
     local_cols = xp.concatenate([xp.asarray(c) for _, c in got])
     A = gg.Matrix.from_coo(local_rows, local_cols, True, nrows=hi - lo, ncols=n,
                            dtype=meta["dtype"], dup_op="any")
-    indptr, indices, values = A.to_csr()
-    values = np.asarray(values) if values is not None and np.ndim(values) else np.full(
-        len(indices), gg.lookup_dtype(meta["dtype"]).np_type.type(1))
-    return (np.asarray(indptr, dtype=np.int64), np.asarray(indices), values, bounds)
+    indptr, indices, values = A.to_csr()   # (host arrays; values full, as Dask keeps them)
+    return (np.asarray(indptr, dtype=np.int64), indices, values, bounds)

@@ -312,6 +312,17 @@ def _wait_all(futures):
                 _raise(f, futures.index(f))
 
 
+def rank0_item(x, k):
+    """Item ``k`` of rank 0's block of ``x`` (what a run left there beside the block's
+    arrays: an iteration count, agreed boundaries), read on its worker rather than the block
+    brought to the client to read it."""
+    return x.client.submit(_item, x.blocks[0], k, workers=[x.workers[0]], pure=False).result()
+
+
+def _item(block, k):
+    return block[k]
+
+
 def _raise(future, rank):
     """A rank's error: the engine's as it was raised on the worker; anything else (a worker
     that died, a task Dask lost or cancelled) as InvalidValue."""

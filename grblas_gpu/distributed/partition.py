@@ -6,7 +6,7 @@ client (blocks as Dask holds them), the engine's (``gg.backend.xp``) inside a ra
 what a collective returns may be device arrays."""
 import numpy as np
 
-__all__ = ["row_blocks", "split_entries", "join_entries", "join_rows"]
+__all__ = ["row_blocks", "split_entries", "split_dense", "join_entries", "join_rows"]
 
 
 def row_blocks(indptr, nparts):
@@ -32,6 +32,11 @@ def split_entries(idx, vals, bounds, xp=np):
     cuts = xp.searchsorted(idx, xp.asarray(bounds, dtype=xp.int64)).tolist()
     return [(idx[s:e] - int(lo), vals[s:e])
             for lo, s, e in zip(bounds[:-1], cuts[:-1], cuts[1:])]
+
+
+def split_dense(x, bounds):
+    """The slices [b_k, b_k+1) of a full-length dense array, one per block (views)."""
+    return [x[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
 def join_entries(parts, bounds, xp=np):
