@@ -1,7 +1,7 @@
 """Where an algorithm's time goes, operation by operation:
-``python -m grblas_gpu.benchmarks.profile_ops [--scale N] [--algorithms bfs,pagerank]``; and the fixed
-cost of one small call: ``python -m grblas_gpu.benchmarks.profile_ops --fixed-cost [--n N]
-[--launches]``.
+``python -m grblas_gpu.benchmarks.profile_ops [--scale N] [--algorithms bfs,pagerank]
+[--sequence]``; and the fixed cost of one small call:
+``python -m grblas_gpu.benchmarks.profile_ops --fixed-cost [--n N] [--launches]``.
 
 Wraps every public operation of ``grblas_gpu`` with a timer that synchronises the device
 before and after the call, runs each algorithm once to warm up (compiling kernels) and once
@@ -23,7 +23,8 @@ host µs in all, and the launches, copies and synchronisations it made. Two firs
 the floor the timeline sets: a marker with no call between, and one CuPy launch (``fill``).
 
 ``--algorithms user_bfs,user_pagerank`` profiles the user-written loops of
-``benchmarks.user_algorithms`` at kron ``--scale`` (64 random sources' first; A symmetric).
+``benchmarks.user_algorithms`` at kron ``--scale`` (BFS from the GAP harness's first random
+source, the out-degrees computed once as LAGraph caches them; A its own transpose).
 """
 import bisect
 import collections
@@ -244,11 +245,11 @@ def report_fixed_cost(rows, n):
 
 def _user_bfs(scale):
     from grblas_gpu.benchmarks.cases_gap import make_graph, pick_sources
-    from grblas_gpu.benchmarks.user_algorithms import user_bfs
+    from grblas_gpu.benchmarks.user_algorithms import out_degree, user_bfs
 
     A = make_graph("kron", scale)
-    src = int(pick_sources(A, 1)[0])
-    return lambda: user_bfs(A, A, src)
+    src, deg = int(pick_sources(A, 1)[0]), out_degree(A)
+    return lambda: user_bfs(A, A, src, deg)
 
 
 def _user_pagerank(scale):
@@ -260,8 +261,9 @@ def _user_pagerank(scale):
 
 
 # ---------------------------------------------------------------- launches (CUPTI timeline)
-_WORK = ("cuLaunchKernel", "cudaLaunchKernel", "cuGraphLaunch", "cudaGraphLaunch",
-         "cudaMemcpy", "cuMemcpy", "cudaMemset", "cuMemset")
+_LAUNCH = ("cuLaunchKernel", "cudaLaunchKernel", "cuGraphLaunch", "cudaGraphLaunch")
+_COPY = ("cudaMemcpy", "cuMemcpy", "cudaMemset", "cuMemset")
+_WORK = _LAUNCH + _COPY
 _MARK = "cudaStreamQuery"     # a runtime call the operations never make: each call's start
 
 
@@ -304,8 +306,8 @@ def launch_profile(n=1000, calls=100, seed=20261125):
             t0, inside = api[m0][0], api[m0 + 1:m1]
             work = [t for t, nm in inside if nm.startswith(_WORK)]
             per_call.append((work[0] - t0 if work else float("nan"), api[m1][0] - t0,
-                             sum(nm.startswith(_WORK[:4]) for _, nm in inside),
-                             sum(nm.startswith(_WORK[4:]) for _, nm in inside),
+                             sum(nm.startswith(_LAUNCH) for _, nm in inside),
+                             sum(nm.startswith(_COPY) for _, nm in inside),
                              sum("Synchronize" in nm for _, nm in inside)))
         rows.append((name, *(statistics.median(c[i] for c in per_call) for i in range(5))))
     return rows
@@ -337,7 +339,8 @@ def main(argv=None):
     p.add_argument("--sequence", action="store_true",
                    help="also list every call in order (an algorithm's levels)")
     p.add_argument("--launches", action="store_true",
-                   help="with --fixed-cost: host time to the first kernel launch (GPU, torch)")
+                   help="with --fixed-cost: host time to each call's first device work "
+                        "(GPU, torch)")
     p.add_argument("--debug", action="store_true", help="show the traceback of an error")
     args = p.parse_args(argv)
     if args.fixed_cost and args.launches:
