@@ -5,8 +5,9 @@ Each graph is R-MAT (undirected, iso FP32, seed fixed) at ``scale`` (default 22 
 10 on the host), drawn on the workers by ``distributed.rmat`` for each worker count in
 ``workers`` (default: 1 and every GPU on CuPy, 1 and 2 CPU processes on NumPy), and locally
 by ``gg.generate.rmat`` (the same graph) for the single-process row. Whole calls are timed
-with a wall clock (a distributed call returns when its ranks have), each the best of
-``reps``.
+by ``run.timed`` (the median of ``reps`` after one untimed call): the single-process ones
+with CUDA events on the GPU, the distributed ones with a wall clock (a call returns when its
+ranks have).
 
     dist_pagerank   the PageRank power loop of ``distributed.pagerank`` against the same
                     formulation in one process (``user_algorithms.user_pagerank`` by vxm).
@@ -22,7 +23,6 @@ with a wall clock (a distributed call returns when its ranks have), each the bes
                     harmonic mean. Check: every distributed search's levels equal
                     ``algorithms.bfs``'s.
 """
-import time
 
 import numpy as np
 
@@ -30,6 +30,7 @@ import grblas_gpu as gg
 from grblas_gpu import algorithms, backend
 
 from .cases_gap import default_scale, pick_sources
+from .run import timed
 from .user_algorithms import user_bfs, user_pagerank
 
 CASES = [("dist_pagerank", {}), ("dist_bfs", {})]
@@ -51,32 +52,16 @@ def _worker_counts(workers):
     return [1, 2]
 
 
-def _sync():
-    if backend.is_gpu:
-        backend.xp.cuda.Device().synchronize()
-
-
-def _best(f, reps):
-    """(best wall seconds of ``reps`` calls after one untimed, the last result)."""
-    out, best = f(), float("inf")
-    for _ in range(max(1, reps)):
-        _sync()
-        t = time.perf_counter()
-        out = f()
-        _sync()
-        best = min(best, time.perf_counter() - t)
-    return best, out
-
-
 def _row(case, scale, method, seconds, **more):
     return {"case": case, "scale": scale, "method": method, "seconds": seconds,
             "ms": seconds * 1e3, **more}
 
 
-def _per_iteration(run, reps):
-    """((11-iteration call - 1-iteration call) / 10 seconds, the 11-iteration result)."""
-    one, _ = _best(lambda: run(1), reps)
-    eleven, out = _best(lambda: run(11), reps)
+def _per_iteration(run, reps, device=None):
+    """((11-iteration call - 1-iteration call) / 10 seconds, the 11-iteration call's seconds,
+    its result); ``device`` as run.timed's."""
+    one, _ = timed(lambda: run(1), reps=reps, warmup=1, device=device)
+    eleven, out = timed(lambda: run(11), reps=reps, warmup=1, device=device)
     return (eleven - one) / 10, eleven, out
 
 
@@ -104,7 +89,7 @@ def dist_pagerank_case(scale=None, workers=None, reps=2):
     for w, client in _clusters(_worker_counts(workers)):
         D = dist.rmat(scale, 16, seed=SEED, dtype="FP32", client=client)
         it, secs, (ranks, _) = _per_iteration(
-            lambda k: dist.pagerank(D, tol=1e-30, max_iter=k), reps)
+            lambda k: dist.pagerank(D, tol=1e-30, max_iter=k), reps, device=False)
         first = it if first is None else first
         l1 = float(abs(ranks.gather().to_dense() - local_r.to_dense()).sum())
         row = _row("dist_pagerank", scale, f"distributed, {w} worker(s)", secs, workers=w,
@@ -128,7 +113,7 @@ def dist_bfs_case(scale=None, workers=None, reps=1, sources=8):
         reached = d != 2**31 - 1
         levels.append(d)
         edges.append(int(degree[reached].sum()) // 2)
-        t, _ = _best(lambda: user_bfs(A, None, s), reps)
+        t, _ = timed(lambda: user_bfs(A, None, s), reps=reps, warmup=1)
         local_t.append(t)
 
     def gteps(times):
@@ -141,7 +126,7 @@ def dist_bfs_case(scale=None, workers=None, reps=1, sources=8):
         D = dist.rmat(scale, 16, seed=SEED, dtype="FP32", client=client)
         times, ok = [], True
         for s, d in zip(src, levels):
-            t, lv = _best(lambda: dist.bfs_levels(D, s), reps)
+            t, lv = timed(lambda: dist.bfs_levels(D, s), reps=reps, warmup=1, device=False)
             times.append(t)
             idx, vals = lv.gather().to_coo()
             got = np.full(A.nrows, 2**31 - 1, dtype=np.int64)

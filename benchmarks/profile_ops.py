@@ -26,7 +26,6 @@ the floor the timeline sets: a marker with no call between, and one CuPy launch 
 ``benchmarks.user_algorithms`` at kron ``--scale`` (BFS from the GAP harness's first random
 source, the out-degrees computed once as LAGraph caches them; A its own transpose).
 """
-import bisect
 import collections
 import functools
 import statistics

@@ -40,7 +40,7 @@ from grblas_gpu import semirings
 from ..errors import IndexOutOfBounds, InvalidValue
 from . import resident
 from .objects import DistMatrix, DistVector
-from .ops import _block, _run, _vector, rank0_item, to_owners
+from .ops import _block, _run, rank0_item, to_owners
 from .partition import join_rows, split_dense, split_entries
 
 __all__ = ["bfs_levels", "pagerank", "sssp", "connected_components", "triangle_count"]
